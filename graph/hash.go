@@ -1,0 +1,293 @@
+package graph
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash"
+	"math"
+	"sort"
+)
+
+// Hash is a canonical structural digest.
+type Hash [32]byte
+
+// String returns the first 16 hex digits of h.
+func (h Hash) String() string { return hex.EncodeToString(h[:8]) }
+
+type hasher struct {
+	h   hash.Hash
+	buf [8]byte
+}
+
+func newHasher() *hasher { return &hasher{h: sha256.New()} }
+
+func (h *hasher) u64(v uint64) {
+	binary.LittleEndian.PutUint64(h.buf[:], v)
+	h.h.Write(h.buf[:])
+}
+func (h *hasher) i64(v int64) { h.u64(uint64(v)) }
+func (h *hasher) str(s string) {
+	h.u64(uint64(len(s)))
+	h.h.Write([]byte(s))
+}
+func (h *hasher) bytes(b []byte) {
+	h.u64(uint64(len(b)))
+	h.h.Write(b)
+}
+func (h *hasher) digest(d Hash) { h.h.Write(d[:]) }
+func (h *hasher) sum() Hash {
+	var out Hash
+	h.h.Sum(out[:0])
+	return out
+}
+
+// tensor hashes dtype, shape and element bits.
+func (h *hasher) tensor(t *Tensor) {
+	if t == nil {
+		h.str("nil-tensor")
+		return
+	}
+	h.digest(t.Digest())
+}
+
+// Digest returns a digest of the tensor's dtype, shape and element bits.
+// It is computed once and cached: tensors held by graphs are immutable.
+func (t *Tensor) Digest() Hash {
+	if d := t.digest.Load(); d != nil {
+		return *d
+	}
+	h := newHasher()
+	h.u64(uint64(t.DType))
+	h.u64(uint64(len(t.Shape)))
+	for _, d := range t.Shape {
+		h.i64(int64(d))
+	}
+	var b []byte
+	switch s := t.Data.(type) {
+	case []float32:
+		b = make([]byte, 4*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+	case []float64:
+		b = make([]byte, 8*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+	case []int64:
+		b = make([]byte, 8*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+		}
+	case []int32:
+		b = make([]byte, 4*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
+		}
+	case []uint32:
+		b = make([]byte, 4*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(b[4*i:], v)
+		}
+	case []uint64:
+		b = make([]byte, 8*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(b[8*i:], v)
+		}
+	case []int16:
+		b = make([]byte, 2*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
+		}
+	case []uint16:
+		b = make([]byte, 2*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint16(b[2*i:], v)
+		}
+	case []int8:
+		b = make([]byte, len(s))
+		for i, v := range s {
+			b[i] = byte(v)
+		}
+	case []uint8:
+		b = s
+	case []bool:
+		b = make([]byte, len(s))
+		for i, v := range s {
+			if v {
+				b[i] = 1
+			}
+		}
+	case []string:
+		for _, v := range s {
+			h.str(v)
+		}
+	case []complex64:
+		b = make([]byte, 8*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint32(b[8*i:], math.Float32bits(real(v)))
+			binary.LittleEndian.PutUint32(b[8*i+4:], math.Float32bits(imag(v)))
+		}
+	case []complex128:
+		b = make([]byte, 16*len(s))
+		for i, v := range s {
+			binary.LittleEndian.PutUint64(b[16*i:], math.Float64bits(real(v)))
+			binary.LittleEndian.PutUint64(b[16*i+8:], math.Float64bits(imag(v)))
+		}
+	}
+	h.bytes(b)
+	d := h.sum()
+	t.digest.Store(&d)
+	return d
+}
+
+func (h *hasher) attr(a Attr) {
+	h.u64(uint64(a.Kind))
+	switch a.Kind {
+	case AttrFloat:
+		h.u64(uint64(math.Float32bits(a.Float)))
+	case AttrInt:
+		h.i64(a.Int)
+	case AttrString:
+		h.str(a.String)
+	case AttrTensor:
+		h.tensor(a.Tensor)
+	case AttrFloats:
+		h.u64(uint64(len(a.Floats)))
+		for _, f := range a.Floats {
+			h.u64(uint64(math.Float32bits(f)))
+		}
+	case AttrInts:
+		h.u64(uint64(len(a.Ints)))
+		for _, v := range a.Ints {
+			h.i64(v)
+		}
+	case AttrStrings:
+		h.u64(uint64(len(a.Strings)))
+		for _, s := range a.Strings {
+			h.str(s)
+		}
+	case AttrTensors:
+		h.u64(uint64(len(a.Tensors)))
+		for _, t := range a.Tensors {
+			h.tensor(t)
+		}
+	}
+}
+
+func (h *hasher) valueType(v *Value) {
+	h.u64(uint64(v.DType))
+	if !v.ShapeKnown {
+		h.str("unknown-shape")
+		return
+	}
+	h.u64(uint64(len(v.Shape)))
+	for _, d := range v.Shape {
+		h.i64(d.Value)
+		h.str(d.Param)
+	}
+}
+
+// CanonicalHash returns a structural digest of g that does not depend on
+// node order or on node and value names, and changes when any operator,
+// attribute, dtype, shape, edge or constant changes. Each value is
+// identified by how it is computed: graph inputs by position and type,
+// constants by content, node outputs by the node's op, attributes, input
+// identities and output index. The graph digest combines the inputs, the
+// ordered outputs and the multiset of node digests (so unused nodes count).
+func (g *Graph) CanonicalHash() Hash {
+	vh := make(map[*Value]Hash)
+	for i, in := range g.Inputs {
+		h := newHasher()
+		h.str("input")
+		h.u64(uint64(i))
+		h.valueType(in)
+		if in.Const != nil {
+			h.tensor(in.Const)
+		}
+		vh[in] = h.sum()
+	}
+	valueHash := func(v *Value) Hash {
+		if v == nil {
+			return Hash{}
+		}
+		if d, ok := vh[v]; ok {
+			return d
+		}
+		h := newHasher()
+		if v.Const != nil {
+			h.str("const")
+			h.valueType(v)
+			h.tensor(v.Const)
+		} else {
+			// A value with no producer, input or constant: dangling. Hash
+			// by type so the result is still deterministic.
+			h.str("dangling")
+			h.valueType(v)
+		}
+		d := h.sum()
+		vh[v] = d
+		return d
+	}
+	order, err := TopoOrder(g.Nodes)
+	if err != nil {
+		order = g.Nodes
+	}
+	nodeHashes := make([]Hash, 0, len(order))
+	for _, n := range order {
+		h := newHasher()
+		h.str(n.Domain)
+		h.str(n.Op)
+		if n.Opaque != nil {
+			h.bytes(n.Opaque)
+		}
+		names := n.Attrs.Names()
+		h.u64(uint64(len(names)))
+		for _, name := range names {
+			h.str(name)
+			h.attr(n.Attrs[name])
+		}
+		h.u64(uint64(len(n.Inputs)))
+		for _, in := range n.Inputs {
+			d := valueHash(in)
+			h.digest(d)
+		}
+		h.u64(uint64(len(n.Outputs)))
+		nd := h.sum()
+		nodeHashes = append(nodeHashes, nd)
+		for i, o := range n.Outputs {
+			if o == nil {
+				continue
+			}
+			oh := newHasher()
+			oh.digest(nd)
+			oh.u64(uint64(i))
+			oh.valueType(o)
+			vh[o] = oh.sum()
+		}
+	}
+	sort.Slice(nodeHashes, func(i, j int) bool {
+		a, b := nodeHashes[i], nodeHashes[j]
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return false
+	})
+	h := newHasher()
+	h.u64(uint64(len(g.Inputs)))
+	for _, in := range g.Inputs {
+		h.digest(vh[in])
+	}
+	h.u64(uint64(len(g.Outputs)))
+	for _, o := range g.Outputs {
+		h.digest(valueHash(o))
+	}
+	h.u64(uint64(len(nodeHashes)))
+	for _, d := range nodeHashes {
+		h.digest(d)
+	}
+	return h.sum()
+}

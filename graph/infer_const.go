@@ -1,0 +1,382 @@
+package graph
+
+import "math"
+
+// Small constant propagation used by shape inference: when every input of
+// a shape-computing op is a constant or has a Known value, the op's result
+// is computed and stored in Value.Known so that later Reshape, Expand,
+// Slice ... nodes can read it. Only small tensors of plain numeric types
+// take part.
+
+// maxKnownElems bounds the size of tensors computed during inference.
+const maxKnownElems = 64
+
+// knownDType reports whether tensors of dt take part in propagation.
+func knownDType(dt DType) bool {
+	switch dt {
+	case Int64, Int32, Float32, Float64, Bool:
+		return true
+	}
+	return false
+}
+
+// knownInputs returns the values of n's present inputs, or nil when any is
+// unknown, of an unsupported dtype, or too large.
+func knownInputs(n *Node) []*Tensor {
+	ts := make([]*Tensor, len(n.Inputs))
+	for i, in := range n.Inputs {
+		if in == nil {
+			continue
+		}
+		t := valueOf(in)
+		if t == nil || !knownDType(t.DType) || t.Len() > maxKnownElems {
+			return nil
+		}
+		ts[i] = t
+	}
+	return ts
+}
+
+// allKnown reports cheaply whether every present input has a value.
+func allKnown(n *Node) bool {
+	for _, in := range n.Inputs {
+		if in != nil && valueOf(in) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// smallOut reports whether output shape s is small enough to compute.
+func smallOut(s Shape) bool { return numel(s) <= maxKnownElems }
+
+// reshaped returns t's data under a new shape (sharing the data).
+func reshaped(t *Tensor, s Shape) *Tensor {
+	return &Tensor{DType: t.DType, Shape: dimsOf(s), Data: t.Data}
+}
+
+func take[T any](d []T, idx []int) []T {
+	out := make([]T, len(idx))
+	for i, j := range idx {
+		out[i] = d[j]
+	}
+	return out
+}
+
+// takeElems returns a tensor of shape s whose element i is data[idx[i]].
+func takeElems(dt DType, data any, idx []int, s Shape) *Tensor {
+	var out any
+	switch d := data.(type) {
+	case []int64:
+		out = take(d, idx)
+	case []int32:
+		out = take(d, idx)
+	case []float32:
+		out = take(d, idx)
+	case []float64:
+		out = take(d, idx)
+	case []bool:
+		out = take(d, idx)
+	default:
+		return nil
+	}
+	return &Tensor{DType: dt, Shape: dimsOf(s), Data: out}
+}
+
+func appendAll[T any](ts []*Tensor) []T {
+	var out []T
+	for _, t := range ts {
+		if t != nil {
+			out = append(out, t.Data.([]T)...)
+		}
+	}
+	return out
+}
+
+// concatData appends the data of same-typed tensors.
+func concatData(ts []*Tensor) any {
+	var first *Tensor
+	for _, t := range ts {
+		if t != nil {
+			first = t
+			break
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	for _, t := range ts {
+		if t != nil && t.DType != first.DType {
+			return nil
+		}
+	}
+	switch first.Data.(type) {
+	case []int64:
+		return appendAll[int64](ts)
+	case []int32:
+		return appendAll[int32](ts)
+	case []float32:
+		return appendAll[float32](ts)
+	case []float64:
+		return appendAll[float64](ts)
+	case []bool:
+		return appendAll[bool](ts)
+	}
+	return nil
+}
+
+// strides returns row-major strides of a static shape.
+func strides(s []int) []int {
+	st := make([]int, len(s))
+	acc := 1
+	for i := len(s) - 1; i >= 0; i-- {
+		st[i] = acc
+		acc *= s[i]
+	}
+	return st
+}
+
+// bcastIndex maps every flat index of out to the flat index of the element
+// of an input of shape in (right-aligned numpy broadcasting).
+func bcastIndex(out, in []int) []int {
+	n := NumElements(out)
+	idx := make([]int, n)
+	ist := strides(in)
+	off := len(out) - len(in)
+	coord := make([]int, len(out))
+	for k := 0; k < n; k++ {
+		j := 0
+		for a := off; a < len(out); a++ {
+			if in[a-off] != 1 {
+				j += coord[a] * ist[a-off]
+			}
+		}
+		idx[k] = j
+		for a := len(out) - 1; a >= 0; a-- {
+			coord[a]++
+			if coord[a] < out[a] {
+				break
+			}
+			coord[a] = 0
+		}
+	}
+	return idx
+}
+
+// elemOp is a binary operation folded during inference.
+type elemOp int
+
+const (
+	opAdd elemOp = iota
+	opSub
+	opMul
+	opDiv
+	opEqual
+	opMax
+	opMin
+)
+
+// foldElementwise computes a variadic elementwise op on known inputs.
+// It returns nil when the result cannot be computed (unsupported type,
+// integer division by zero).
+func foldElementwise(op elemOp, outDT DType, outShape Shape, ins []*Tensor) *Tensor {
+	if !smallOut(outShape) || !knownDType(outDT) {
+		return nil
+	}
+	out := dimsOf(outShape)
+	n := NumElements(out)
+	var ts []*Tensor
+	for _, t := range ins {
+		if t != nil {
+			ts = append(ts, t)
+		}
+	}
+	if len(ts) == 0 {
+		return nil
+	}
+	isFloat := ts[0].DType.IsFloat()
+	if isFloat {
+		acc := make([]float64, n)
+		for k, t := range ts {
+			v, err := t.AsFloat64()
+			if err != nil {
+				return nil
+			}
+			idx := bcastIndex(out, t.Shape)
+			for i := range acc {
+				x := v[idx[i]]
+				if k == 0 {
+					acc[i] = x
+					continue
+				}
+				acc[i] = floatOp(op, acc[i], x)
+			}
+		}
+		return tensorFromFloat64(outDT, out, acc)
+	}
+	acc := make([]int64, n)
+	for k, t := range ts {
+		v, err := t.AsInt64()
+		if err != nil {
+			return nil
+		}
+		idx := bcastIndex(out, t.Shape)
+		for i := range acc {
+			x := v[idx[i]]
+			if k == 0 {
+				acc[i] = x
+				continue
+			}
+			r, ok := intOp(op, acc[i], x)
+			if !ok {
+				return nil
+			}
+			acc[i] = r
+		}
+	}
+	return tensorFromInt64(outDT, out, acc)
+}
+
+func floatOp(op elemOp, a, b float64) float64 {
+	switch op {
+	case opAdd:
+		return a + b
+	case opSub:
+		return a - b
+	case opMul:
+		return a * b
+	case opDiv:
+		return a / b
+	case opEqual:
+		if a == b {
+			return 1
+		}
+		return 0
+	case opMax:
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return math.NaN()
+		}
+		return math.Max(a, b)
+	case opMin:
+		if math.IsNaN(a) || math.IsNaN(b) {
+			return math.NaN()
+		}
+		return math.Min(a, b)
+	}
+	return 0
+}
+
+func intOp(op elemOp, a, b int64) (int64, bool) {
+	switch op {
+	case opAdd:
+		return a + b, true
+	case opSub:
+		return a - b, true
+	case opMul:
+		return a * b, true
+	case opDiv:
+		if b == 0 {
+			return 0, false
+		}
+		return a / b, true
+	case opEqual:
+		if a == b {
+			return 1, true
+		}
+		return 0, true
+	case opMax:
+		return max(a, b), true
+	case opMin:
+		return min(a, b), true
+	}
+	return 0, false
+}
+
+// tensorFromInt64 converts int64 results to a tensor of dt.
+func tensorFromInt64(dt DType, shape []int, v []int64) *Tensor {
+	t := &Tensor{DType: dt, Shape: shape}
+	switch dt {
+	case Int64:
+		t.Data = v
+	case Int32:
+		d := make([]int32, len(v))
+		for i, x := range v {
+			d[i] = int32(x)
+		}
+		t.Data = d
+	case Bool:
+		d := make([]bool, len(v))
+		for i, x := range v {
+			d[i] = x != 0
+		}
+		t.Data = d
+	case Float32:
+		d := make([]float32, len(v))
+		for i, x := range v {
+			d[i] = float32(x)
+		}
+		t.Data = d
+	case Float64:
+		d := make([]float64, len(v))
+		for i, x := range v {
+			d[i] = float64(x)
+		}
+		t.Data = d
+	default:
+		return nil
+	}
+	return t
+}
+
+// tensorFromFloat64 converts float64 results to a tensor of dt (integer
+// targets truncate toward zero).
+func tensorFromFloat64(dt DType, shape []int, v []float64) *Tensor {
+	t := &Tensor{DType: dt, Shape: shape}
+	switch dt {
+	case Float64:
+		t.Data = v
+	case Float32:
+		d := make([]float32, len(v))
+		for i, x := range v {
+			d[i] = float32(x)
+		}
+		t.Data = d
+	case Bool:
+		d := make([]bool, len(v))
+		for i, x := range v {
+			d[i] = x != 0
+		}
+		t.Data = d
+	case Int64, Int32:
+		iv := make([]int64, len(v))
+		for i, x := range v {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil
+			}
+			iv[i] = int64(x)
+		}
+		return tensorFromInt64(dt, shape, iv)
+	default:
+		return nil
+	}
+	return t
+}
+
+// castTensor converts a known tensor to dtype to.
+func castTensor(t *Tensor, to DType) *Tensor {
+	if !knownDType(to) || !knownDType(t.DType) {
+		return nil
+	}
+	if t.DType.IsFloat() {
+		v, err := t.AsFloat64()
+		if err != nil {
+			return nil
+		}
+		return tensorFromFloat64(to, append([]int(nil), t.Shape...), v)
+	}
+	v, err := t.AsInt64()
+	if err != nil {
+		return nil
+	}
+	return tensorFromInt64(to, append([]int(nil), t.Shape...), v)
+}

@@ -1,0 +1,227 @@
+package graph
+
+import "fmt"
+
+// Elementwise operators: unary activations and math, binary arithmetic and
+// comparison with numpy broadcasting, variadic Max/Min, Where and Clip.
+
+var (
+	inX  = []InputSpec{{Name: "X"}}
+	outY = []InputSpec{{Name: "Y"}}
+	inAB = []InputSpec{{Name: "A"}, {Name: "B"}}
+	outC = []InputSpec{{Name: "C"}}
+)
+
+func init() {
+	unary := func(op, doc string, min int64, float bool, attrs ...AttrSpec) {
+		class, want := isNumericType, "a numeric type"
+		if float {
+			class, want = isFloatType, "a floating-point type"
+		}
+		Register(&OpSchema{
+			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
+			MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
+		})
+	}
+	unary("Sqrt", "Y = sqrt(X) elementwise.", 9, true)
+	unary("Exp", "Y = exp(X) elementwise.", 9, true)
+	unary("Log", "Y = ln(X) elementwise.", 9, true)
+	unary("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false)
+	unary("Relu", "Y = max(X, 0) elementwise.", 9, false)
+	unary("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true,
+		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(0.01)})
+	unary("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true)
+	unary("Tanh", "Y = tanh(X) elementwise.", 9, true)
+	unary("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true,
+		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(0.2)},
+		AttrSpec{Name: "beta", Kind: AttrFloat, Default: defFloat(0.5)})
+	unary("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true)
+
+	binary := func(op, doc string, fold elemOp, comm bool) {
+		Register(&OpSchema{
+			Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
+			MinOpset: 9, Commutative: comm, Elementwise: true,
+			Infer: inferBinary(fold, false),
+		})
+	}
+	binary("Add", "C = A + B elementwise with numpy broadcasting.", opAdd, true)
+	binary("Sub", "C = A - B elementwise with numpy broadcasting.", opSub, false)
+	binary("Mul", "C = A * B elementwise with numpy broadcasting.", opMul, true)
+	binary("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", opDiv, false)
+	Register(&OpSchema{
+		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
+		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
+		Infer: inferBinary(opEqual, true),
+	})
+	Register(&OpSchema{
+		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
+		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
+		MinOpset: 9, Elementwise: true, Infer: inferPow,
+	})
+	variadic := func(op, doc string, fold elemOp) {
+		Register(&OpSchema{
+			Op: op, Doc: doc,
+			Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
+			Outputs:  []InputSpec{{Name: op}},
+			MinOpset: 9, Commutative: true, Elementwise: true,
+			Infer: inferVariadic(fold),
+		})
+	}
+	variadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", opMax)
+	variadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", opMin)
+	Register(&OpSchema{
+		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
+		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		MinOpset: 9, Elementwise: true, Infer: inferWhere,
+	})
+	Register(&OpSchema{
+		Op: "Clip", Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
+		Inputs:  []InputSpec{{Name: "input"}, {Name: "min", Optional: true}, {Name: "max", Optional: true}},
+		Outputs: []InputSpec{{Name: "output"}},
+		AttrInputs: []AttrInput{
+			{Attr: "min", Input: 1, Since: 11, DType: FromInputDType},
+			{Attr: "max", Input: 2, Since: 11, DType: FromInputDType},
+		},
+		MinOpset: 9, Elementwise: true, Infer: inferClip,
+	})
+}
+
+// inferUnary: output has the input's dtype and shape.
+func inferUnary(class func(DType) bool, want string) InferFunc {
+	return func(n *Node) error {
+		if err := checkType(n, 0, class, want); err != nil {
+			return err
+		}
+		x := n.Inputs[0]
+		setOut(n, 0, x.DType, x.Shape.Clone())
+		return nil
+	}
+}
+
+// inferBinary: same-dtype numeric inputs, broadcast shapes.
+func inferBinary(fold elemOp, boolOut bool) InferFunc {
+	return func(n *Node) error {
+		class, want := isNumericType, "a numeric type"
+		if boolOut {
+			class, want = func(d DType) bool { return isNumericType(d) || d == Bool }, "a numeric or bool type"
+		}
+		if err := checkType(n, 0, class, want); err != nil {
+			return err
+		}
+		if err := checkSameType(n, 0, 1); err != nil {
+			return err
+		}
+		s, err := broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
+		if err != nil {
+			return err
+		}
+		dt := n.Inputs[0].DType
+		if boolOut {
+			dt = Bool
+		}
+		setOut(n, 0, dt, s)
+		if allKnown(n) && smallOut(s) {
+			if ts := knownInputs(n); ts != nil {
+				setKnown(n, 0, foldElementwise(fold, dt, s, ts))
+			}
+		}
+		return nil
+	}
+}
+
+func inferPow(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	if err := checkType(n, 1, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	s, err := broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[0].DType, s)
+	return nil
+}
+
+func inferVariadic(fold elemOp) InferFunc {
+	return func(n *Node) error {
+		if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+			return err
+		}
+		for i := 1; i < len(n.Inputs); i++ {
+			if err := checkSameType(n, 0, i); err != nil {
+				return err
+			}
+		}
+		s, err := broadcastInputs(n)
+		if err != nil {
+			return err
+		}
+		dt := n.Inputs[0].DType
+		setOut(n, 0, dt, s)
+		if allKnown(n) && smallOut(s) {
+			if ts := knownInputs(n); ts != nil {
+				setKnown(n, 0, foldElementwise(fold, dt, s, ts))
+			}
+		}
+		return nil
+	}
+}
+
+func inferWhere(n *Node) error {
+	if c := n.Inputs[0]; c.DType != Bool {
+		return fmt.Errorf("input 0 %q (condition) has dtype %v, want bool", c.Name, c.DType)
+	}
+	if err := checkSameType(n, 1, 2); err != nil {
+		return err
+	}
+	s, err := broadcastInputs(n)
+	if err != nil {
+		return err
+	}
+	dt := n.Inputs[1].DType
+	setOut(n, 0, dt, s)
+	if allKnown(n) && smallOut(s) {
+		ts := knownInputs(n)
+		if ts == nil {
+			return nil
+		}
+		out := dimsOf(s)
+		cond := ts[0].Data.([]bool)
+		ci := bcastIndex(out, ts[0].Shape)
+		xi := bcastIndex(out, ts[1].Shape)
+		yi := bcastIndex(out, ts[2].Shape)
+		nx := ts[1].Len()
+		idx := make([]int, len(ci))
+		for i := range idx {
+			if cond[ci[i]] {
+				idx[i] = xi[i]
+			} else {
+				idx[i] = nx + yi[i]
+			}
+		}
+		if data := concatData(ts[1:]); data != nil {
+			setKnown(n, 0, takeElems(dt, data, idx, s))
+		}
+	}
+	return nil
+}
+
+func inferClip(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	for i := 1; i <= 2; i++ {
+		if err := checkSameType(n, 0, i); err != nil {
+			return err
+		}
+		if b := n.Input(i); b != nil && numel(b.Shape) != 1 {
+			return fmt.Errorf("input %d %q (%s) must be a scalar, has shape %v", i, b.Name, inputName(n, i), b.Shape)
+		}
+	}
+	x := n.Inputs[0]
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}

@@ -1,0 +1,109 @@
+package graph
+
+import "fmt"
+
+// Matrix products.
+
+func init() {
+	Register(&OpSchema{
+		Op:       "MatMul",
+		Doc:      "Matrix product of A and B with numpy semantics (batch broadcasting, 1-D operands promoted and their axis removed).",
+		Inputs:   inAB,
+		Outputs:  []InputSpec{{Name: "Y"}},
+		MinOpset: 9,
+		Infer:    inferMatMul,
+	})
+	Register(&OpSchema{
+		Op:      "Gemm",
+		Doc:     "Y = alpha * A' * B' + beta * C for 2-D A, B (A' = transpose(A) if transA, likewise B') with C broadcast to [M,N].",
+		Inputs:  []InputSpec{{Name: "A"}, {Name: "B"}, {Name: "C", Optional: true}},
+		Outputs: outY,
+		Attrs: []AttrSpec{
+			{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)},
+			{Name: "beta", Kind: AttrFloat, Default: defFloat(1)},
+			{Name: "transA", Kind: AttrInt, Default: defInt(0)},
+			{Name: "transB", Kind: AttrInt, Default: defInt(0)},
+		},
+		MinOpset: 9,
+		Infer:    inferGemm,
+	})
+}
+
+func inferMatMul(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	if err := checkSameType(n, 0, 1); err != nil {
+		return err
+	}
+	a, b := n.Inputs[0].Shape, n.Inputs[1].Shape
+	if len(a) == 0 || len(b) == 0 {
+		return fmt.Errorf("MatMul operands must have rank >= 1, have %v and %v", a, b)
+	}
+	// Matrix dimensions after promoting 1-D operands.
+	var m, ka, kb, nn int64 = 1, a[len(a)-1].Value, 0, 1
+	if len(a) >= 2 {
+		m = a[len(a)-2].Value
+	}
+	if len(b) >= 2 {
+		kb, nn = b[len(b)-2].Value, b[len(b)-1].Value
+	} else {
+		kb = b[0].Value
+	}
+	if ka != kb {
+		return fmt.Errorf("inner dimensions differ: A %v, B %v", a, b)
+	}
+	var batchA, batchB Shape
+	if len(a) > 2 {
+		batchA = a[:len(a)-2]
+	}
+	if len(b) > 2 {
+		batchB = b[:len(b)-2]
+	}
+	rb := max(len(batchA), len(batchB))
+	out := make(Shape, rb, rb+2)
+	if err := broadcastInto(out, batchA, batchB); err != nil {
+		return fmt.Errorf("batch dimensions: %w", err)
+	}
+	if len(a) >= 2 {
+		out = append(out, Dim{Value: m})
+	}
+	if len(b) >= 2 {
+		out = append(out, Dim{Value: nn})
+	}
+	setOut(n, 0, n.Inputs[0].DType, out)
+	return nil
+}
+
+func inferGemm(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	if err := checkSameType(n, 0, 1); err != nil {
+		return err
+	}
+	if err := checkSameType(n, 0, 2); err != nil {
+		return err
+	}
+	a, b := n.Inputs[0].Shape, n.Inputs[1].Shape
+	if len(a) != 2 || len(b) != 2 {
+		return fmt.Errorf("Gemm operands must be 2-D, have %v and %v", a, b)
+	}
+	m, k := a[0].Value, a[1].Value
+	if n.AttrInt("transA") != 0 {
+		m, k = k, m
+	}
+	k2, nn := b[0].Value, b[1].Value
+	if n.AttrInt("transB") != 0 {
+		k2, nn = nn, k2
+	}
+	if k != k2 {
+		return fmt.Errorf("inner dimensions differ: A %v (transA=%d), B %v (transB=%d)", a, n.AttrInt("transA"), b, n.AttrInt("transB"))
+	}
+	out := Shape{{Value: m}, {Value: nn}}
+	if c := n.Input(2); c != nil && !unidirectional(out, c.Shape) {
+		return fmt.Errorf("C has shape %v, not broadcastable to %v", c.Shape, out)
+	}
+	setOut(n, 0, n.Inputs[0].DType, out)
+	return nil
+}

@@ -1,0 +1,169 @@
+package graph
+
+import "fmt"
+
+// Identity, Dropout, Constant, Shape, Cast.
+
+func init() {
+	Register(&OpSchema{
+		Op:       "Identity",
+		Doc:      "output = input.",
+		Inputs:   []InputSpec{{Name: "input"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		MinOpset: 9,
+		Infer:    inferIdentity,
+	})
+	Register(&OpSchema{
+		Op:  "Dropout",
+		Doc: "Inference dropout: output = data; the optional mask is all true.",
+		Inputs: []InputSpec{{Name: "data"}, {Name: "ratio", Optional: true},
+			{Name: "training_mode", Optional: true}},
+		Outputs:    []InputSpec{{Name: "output"}, {Name: "mask", Optional: true}},
+		Attrs:      []AttrSpec{{Name: "seed", Kind: AttrInt}},
+		AttrInputs: []AttrInput{{Attr: "ratio", Input: 1, Since: 12, DType: Float32}},
+		MinOpset:   9,
+		Infer:      inferDropout,
+	})
+	Register(&OpSchema{
+		Op:      "Constant",
+		Doc:     "output = the tensor given by exactly one of the value* attributes.",
+		Outputs: []InputSpec{{Name: "output"}},
+		Attrs: []AttrSpec{
+			{Name: "value", Kind: AttrTensor},
+			{Name: "value_float", Kind: AttrFloat},
+			{Name: "value_floats", Kind: AttrFloats},
+			{Name: "value_int", Kind: AttrInt},
+			{Name: "value_ints", Kind: AttrInts},
+			{Name: "value_string", Kind: AttrString},
+			{Name: "value_strings", Kind: AttrStrings},
+		},
+		MinOpset: 9,
+		Infer:    inferConstant,
+	})
+	Register(&OpSchema{
+		Op:      "Shape",
+		Doc:     "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15).",
+		Inputs:  []InputSpec{{Name: "data"}},
+		Outputs: []InputSpec{{Name: "shape"}},
+		Attrs: []AttrSpec{
+			{Name: "end", Kind: AttrInt},
+			{Name: "start", Kind: AttrInt, Default: defInt(0)},
+		},
+		MinOpset: 9,
+		Infer:    inferShape,
+	})
+	Register(&OpSchema{
+		Op:      "Cast",
+		Doc:     "output = input converted elementwise to dtype to (saturate clips float8 conversions).",
+		Inputs:  []InputSpec{{Name: "input"}},
+		Outputs: []InputSpec{{Name: "output"}},
+		Attrs: []AttrSpec{
+			{Name: "saturate", Kind: AttrInt, Default: defInt(1)},
+			{Name: "to", Kind: AttrInt, Required: true},
+		},
+		MinOpset: 9,
+		Infer:    inferCast,
+	})
+}
+
+func inferIdentity(n *Node) error {
+	x := n.Inputs[0]
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	if t := valueOf(x); t != nil && t.Len() <= maxKnownElems {
+		setKnown(n, 0, t)
+	}
+	return nil
+}
+
+func inferDropout(n *Node) error {
+	x := n.Inputs[0]
+	if err := checkType(n, 1, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	if v := n.Input(2); v != nil && v.DType != Bool {
+		return fmt.Errorf("input 2 %q (training_mode) has dtype %v, want bool", v.Name, v.DType)
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	setOut(n, 1, Bool, x.Shape.Clone())
+	return nil
+}
+
+// constantValue returns the tensor a Constant node produces.
+func constantValue(n *Node) (*Tensor, error) {
+	var t *Tensor
+	count := 0
+	for name, a := range n.Attrs {
+		switch name {
+		case "value":
+			t = a.Tensor
+		case "value_float":
+			t = FromFloat32([]float32{a.Float})
+		case "value_floats":
+			t = FromFloat32(a.Floats, len(a.Floats))
+		case "value_int":
+			t = FromInt64([]int64{a.Int})
+		case "value_ints":
+			t = FromInt64(a.Ints, len(a.Ints))
+		case "value_string":
+			t = &Tensor{DType: String, Data: []string{a.String}}
+		case "value_strings":
+			t = &Tensor{DType: String, Shape: []int{len(a.Strings)}, Data: a.Strings}
+		default:
+			continue
+		}
+		count++
+	}
+	if count != 1 {
+		return nil, fmt.Errorf("exactly one value attribute must be set, found %d", count)
+	}
+	if t == nil {
+		return nil, fmt.Errorf("attribute value holds no tensor")
+	}
+	return t, nil
+}
+
+func inferConstant(n *Node) error {
+	t, err := constantValue(n)
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, t.DType, StaticShape(t.Shape...))
+	setKnown(n, 0, t)
+	return nil
+}
+
+func inferShape(n *Node) error {
+	x := n.Inputs[0]
+	r := int64(len(x.Shape))
+	norm := func(v int64) int64 {
+		if v < 0 {
+			v += r
+		}
+		return clamp(v, 0, r)
+	}
+	start, end := norm(n.AttrInt("start")), r
+	if n.HasAttr("end") {
+		end = norm(n.AttrInt("end"))
+	}
+	k := max(end-start, 0)
+	setOut(n, 0, Int64, Shape{{Value: k}})
+	vals := make([]int64, k)
+	for i := range vals {
+		vals[i] = x.Shape[start+int64(i)].Value
+	}
+	setKnown(n, 0, FromInt64(vals, int(k)))
+	return nil
+}
+
+func inferCast(n *Node) error {
+	x := n.Inputs[0]
+	to := DType(n.AttrInt("to"))
+	if !to.Valid() {
+		return fmt.Errorf("attribute to=%d is not a valid dtype", n.AttrInt("to"))
+	}
+	setOut(n, 0, to, x.Shape.Clone())
+	if t := valueOf(x); t != nil && t.Len() <= maxKnownElems {
+		setKnown(n, 0, castTensor(t, to))
+	}
+	return nil
+}

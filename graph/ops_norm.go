@@ -1,0 +1,117 @@
+package graph
+
+import "fmt"
+
+// Normalisation operators.
+
+func init() {
+	Register(&OpSchema{
+		Op:       "Softmax",
+		Doc:      "output = exp(input) / sum(exp(input)) along one axis (opset-13 semantics: only that axis, not the flattened tail).",
+		Inputs:   []InputSpec{{Name: "input"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(-1)}},
+		MinOpset: 9,
+		Infer:    inferSoftmax,
+	})
+	Register(&OpSchema{
+		Op:      "LayerNormalization",
+		Doc:     "Y = (X - mean) / sqrt(var + epsilon) * Scale + B, statistics over axes [axis, rank); Mean and InvStdDev optionally returned.",
+		Inputs:  []InputSpec{{Name: "X"}, {Name: "Scale"}, {Name: "B", Optional: true}},
+		Outputs: []InputSpec{{Name: "Y"}, {Name: "Mean", Optional: true}, {Name: "InvStdDev", Optional: true}},
+		Attrs: []AttrSpec{
+			{Name: "axis", Kind: AttrInt, Default: defInt(-1)},
+			{Name: "epsilon", Kind: AttrFloat, Default: defFloat(1e-5)},
+			{Name: "stash_type", Kind: AttrInt, Default: defInt(1)},
+		},
+		MinOpset: 17,
+		Infer:    inferLayerNorm,
+	})
+	Register(&OpSchema{
+		Op:     "BatchNormalization",
+		Doc:    "Inference batch norm: Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B per channel (axis 1); extra training outputs of older opsets are tolerated.",
+		Inputs: []InputSpec{{Name: "X"}, {Name: "scale"}, {Name: "B"}, {Name: "input_mean"}, {Name: "input_var"}},
+		Outputs: []InputSpec{
+			{Name: "Y"}, {Name: "running_mean", Optional: true}, {Name: "running_var", Optional: true},
+			{Name: "saved_mean", Optional: true}, {Name: "saved_var", Optional: true},
+		},
+		Attrs: []AttrSpec{
+			{Name: "epsilon", Kind: AttrFloat, Default: defFloat(1e-5)},
+			{Name: "momentum", Kind: AttrFloat, Default: defFloat(0.9)},
+			{Name: "training_mode", Kind: AttrInt, Default: defInt(0)},
+		},
+		MinOpset: 9,
+		Infer:    inferBatchNorm,
+	})
+}
+
+func inferSoftmax(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	if _, err := normAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
+		return err
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}
+
+func inferLayerNorm(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	axis, err := normAxis(n.AttrInt("axis"), len(x.Shape))
+	if err != nil {
+		return err
+	}
+	for i := 1; i <= 2; i++ {
+		if err := checkSameType(n, 0, i); err != nil {
+			return err
+		}
+		if p := n.Input(i); p != nil && !unidirectional(x.Shape[axis:], p.Shape) {
+			return fmt.Errorf("input %d %q (%s) has shape %v, not broadcastable to normalized shape %v", i, p.Name, inputName(n, i), p.Shape, x.Shape[axis:])
+		}
+	}
+	stash := DType(n.AttrInt("stash_type"))
+	if !stash.IsFloat() {
+		return fmt.Errorf("stash_type %d is not a floating-point dtype", n.AttrInt("stash_type"))
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	if len(n.Outputs) > 1 {
+		st := make(Shape, len(x.Shape))
+		copy(st, x.Shape[:axis])
+		for i := axis; i < len(st); i++ {
+			st[i] = Dim{Value: 1}
+		}
+		setOut(n, 1, stash, st)
+		setOut(n, 2, stash, st.Clone())
+	}
+	return nil
+}
+
+func inferBatchNorm(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	if len(x.Shape) < 2 {
+		return fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,...]", x.Shape)
+	}
+	c := x.Shape[1].Value
+	for i := 1; i <= 4; i++ {
+		p := n.Inputs[i]
+		if !p.DType.IsFloat() {
+			return fmt.Errorf("input %d %q (%s) has dtype %v, want a floating-point type", i, p.Name, inputName(n, i), p.DType)
+		}
+		if len(p.Shape) != 1 || p.Shape[0].Value != c {
+			return fmt.Errorf("input %d %q (%s) has shape %v, want [%d]", i, p.Name, inputName(n, i), p.Shape, c)
+		}
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	for i := 1; i < len(n.Outputs); i++ {
+		setOut(n, i, n.Inputs[3].DType, Shape{{Value: c}})
+	}
+	return nil
+}

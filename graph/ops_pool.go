@@ -1,0 +1,88 @@
+package graph
+
+import "fmt"
+
+// Pooling operators.
+
+func init() {
+	Register(&OpSchema{
+		Op:      "MaxPool",
+		Doc:     "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
+		Inputs:  inX,
+		Outputs: []InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}},
+		Attrs: append(windowAttrs(true),
+			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
+			AttrSpec{Name: "storage_order", Kind: AttrInt, Default: defInt(0)},
+		),
+		MinOpset: 9,
+		Infer:    inferPool,
+	})
+	Register(&OpSchema{
+		Op:      "AveragePool",
+		Doc:     "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
+		Inputs:  inX,
+		Outputs: outY,
+		Attrs: append(windowAttrs(true),
+			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
+			AttrSpec{Name: "count_include_pad", Kind: AttrInt, Default: defInt(0)},
+		),
+		MinOpset: 9,
+		Infer:    inferPool,
+	})
+	Register(&OpSchema{
+		Op:       "GlobalAveragePool",
+		Doc:      "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...].",
+		Inputs:   inX,
+		Outputs:  outY,
+		MinOpset: 9,
+		Infer:    inferGlobalPool,
+	})
+}
+
+func inferPool(n *Node) error {
+	x := n.Inputs[0]
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	r := len(x.Shape)
+	if r < 3 {
+		return fmt.Errorf("input X has shape %v, want rank >= 3 [N,C,D...]", x.Shape)
+	}
+	sp := r - 2
+	w, err := readWindow(n, sp, nil)
+	if err != nil {
+		return err
+	}
+	ceil := n.AttrInt("ceil_mode") != 0
+	out := make(Shape, r)
+	out[0], out[1] = x.Shape[0], x.Shape[1]
+	for i := 0; i < sp; i++ {
+		v, err := w.outSize(i, x.Shape[2+i].Value, ceil)
+		if err != nil {
+			return err
+		}
+		out[2+i] = Dim{Value: v}
+	}
+	setOut(n, 0, x.DType, out)
+	if len(n.Outputs) > 1 {
+		setOut(n, 1, Int64, out.Clone())
+	}
+	return nil
+}
+
+func inferGlobalPool(n *Node) error {
+	x := n.Inputs[0]
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	if len(x.Shape) < 2 {
+		return fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,D...]", x.Shape)
+	}
+	out := make(Shape, len(x.Shape))
+	out[0], out[1] = x.Shape[0], x.Shape[1]
+	for i := 2; i < len(out); i++ {
+		out[i] = Dim{Value: 1}
+	}
+	setOut(n, 0, x.DType, out)
+	return nil
+}

@@ -1,0 +1,68 @@
+package graph
+
+import "fmt"
+
+// Reductions.
+
+func init() {
+	reduce := func(op, what string, since int64) {
+		Register(&OpSchema{
+			Op:      op,
+			Doc:     "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims.",
+			Inputs:  []InputSpec{{Name: "data"}, {Name: "axes", Optional: true}},
+			Outputs: []InputSpec{{Name: "reduced"}},
+			Attrs: []AttrSpec{
+				{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},
+				{Name: "noop_with_empty_axes", Kind: AttrInt, Default: defInt(0)},
+			},
+			AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
+			MinOpset:   9,
+			Infer:      inferReduce,
+		})
+	}
+	reduce("ReduceMean", "the mean", 18)
+	reduce("ReduceSum", "the sum", 13)
+	reduce("ReduceMax", "the maximum", 18)
+}
+
+func inferReduce(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	r := len(x.Shape)
+	if r > maxRank {
+		return fmt.Errorf("rank %d is too large", r)
+	}
+	axes, _, err := constInts(n, 1)
+	if err != nil {
+		return err
+	}
+	if len(axes) == 0 && n.AttrInt("noop_with_empty_axes") != 0 {
+		setOut(n, 0, x.DType, x.Shape.Clone())
+		return nil
+	}
+	var red uint64
+	if len(axes) == 0 {
+		red = ^uint64(0)
+	}
+	for _, a := range axes {
+		ax, err := normAxis(a, r)
+		if err != nil {
+			return err
+		}
+		red |= 1 << ax
+	}
+	keep := n.AttrInt("keepdims") != 0
+	out := make(Shape, 0, r)
+	for i, d := range x.Shape {
+		switch {
+		case red&(1<<i) == 0:
+			out = append(out, d)
+		case keep:
+			out = append(out, Dim{Value: 1})
+		}
+	}
+	setOut(n, 0, x.DType, out)
+	return nil
+}

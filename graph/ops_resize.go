@@ -1,0 +1,119 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+)
+
+// Resize.
+
+func init() {
+	Register(&OpSchema{
+		Op: "Resize",
+		Doc: "Y = X resampled (nearest, linear or cubic) to sizes, or to floor(dims*scales); in opset 10 the " +
+			"inputs were only (X, scales), which the codec maps by position to inputs 0 and 2.",
+		Inputs: []InputSpec{{Name: "X"}, {Name: "roi", Optional: true}, {Name: "scales", Optional: true},
+			{Name: "sizes", Optional: true}},
+		Outputs: outY,
+		Attrs: []AttrSpec{
+			{Name: "antialias", Kind: AttrInt, Default: defInt(0)},
+			{Name: "axes", Kind: AttrInts},
+			{Name: "coordinate_transformation_mode", Kind: AttrString, Default: defString("half_pixel")},
+			{Name: "cubic_coeff_a", Kind: AttrFloat, Default: defFloat(-0.75)},
+			{Name: "exclude_outside", Kind: AttrInt, Default: defInt(0)},
+			{Name: "extrapolation_value", Kind: AttrFloat, Default: defFloat(0)},
+			{Name: "keep_aspect_ratio_policy", Kind: AttrString, Default: defString("stretch")},
+			{Name: "mode", Kind: AttrString, Default: defString("nearest")},
+			{Name: "nearest_mode", Kind: AttrString, Default: defString("round_prefer_floor")},
+		},
+		MinOpset: 10,
+		Infer:    inferResize,
+	})
+}
+
+func inferResize(n *Node) error {
+	x := n.Inputs[0]
+	r := len(x.Shape)
+	switch m := n.AttrString("mode"); m {
+	case "nearest", "linear", "cubic":
+	default:
+		return fmt.Errorf("mode %q is not one of nearest, linear, cubic", m)
+	}
+	axes := n.AttrInts("axes")
+	if axes == nil {
+		axes = make([]int64, r)
+		for i := range axes {
+			axes[i] = int64(i)
+		}
+	}
+	ax := make([]int, len(axes))
+	for i, a := range axes {
+		v, err := normAxis(a, r)
+		if err != nil {
+			return fmt.Errorf("attribute axes: %w", err)
+		}
+		ax[i] = v
+	}
+	out := x.Shape.Clone()
+	hasScales, hasSizes := present(n, 2), present(n, 3)
+	switch {
+	case hasScales && hasSizes:
+		return fmt.Errorf("only one of scales and sizes may be given")
+	case hasSizes:
+		sizes, _, err := constInts(n, 3)
+		if err != nil {
+			return err
+		}
+		if len(sizes) != len(ax) {
+			return fmt.Errorf("sizes %v has %d entries, want %d", sizes, len(sizes), len(ax))
+		}
+		policy := n.AttrString("keep_aspect_ratio_policy")
+		switch policy {
+		case "stretch":
+			for i, a := range ax {
+				out[a] = Dim{Value: sizes[i]}
+			}
+		case "not_larger", "not_smaller":
+			scale := 0.0
+			for i, a := range ax {
+				if x.Shape[a].Value == 0 {
+					return fmt.Errorf("keep_aspect_ratio_policy %q needs non-empty input axes, axis %d is 0", policy, a)
+				}
+				s := float64(sizes[i]) / float64(x.Shape[a].Value)
+				if i == 0 || (policy == "not_larger" && s < scale) || (policy == "not_smaller" && s > scale) {
+					scale = s
+				}
+			}
+			for _, a := range ax {
+				out[a] = Dim{Value: int64(math.Floor(scale*float64(x.Shape[a].Value) + 0.5))}
+			}
+		default:
+			return fmt.Errorf("keep_aspect_ratio_policy %q is not one of stretch, not_larger, not_smaller", policy)
+		}
+	case hasScales:
+		scales, _, err := constFloats(n, 2)
+		if err != nil {
+			return err
+		}
+		if len(scales) != len(ax) {
+			return fmt.Errorf("scales %v has %d entries, want %d", scales, len(scales), len(ax))
+		}
+		for i, a := range ax {
+			if scales[i] <= 0 {
+				return fmt.Errorf("scales %v must be positive", scales)
+			}
+			// ONNX Runtime computes the product in float32.
+			v := float32(scales[i]) * float32(x.Shape[a].Value)
+			out[a] = Dim{Value: int64(math.Floor(float64(v)))}
+		}
+	default:
+		return fmt.Errorf("one of scales (input 2) and sizes (input 3) must be given")
+	}
+	for _, d := range out {
+		if d.Value < 0 {
+			return fmt.Errorf("negative output size in %v", out)
+		}
+	}
+	setOut(n, 0, x.DType, out)
+	return nil
+}

@@ -1,0 +1,285 @@
+package graph
+
+import "fmt"
+
+// Shape-changing operators that keep every element: Reshape, Flatten,
+// Squeeze, Unsqueeze, Transpose, Expand.
+
+func init() {
+	Register(&OpSchema{
+		Op:       "Reshape",
+		Doc:      "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero.",
+		Inputs:   []InputSpec{{Name: "data"}, {Name: "shape"}},
+		Outputs:  []InputSpec{{Name: "reshaped"}},
+		Attrs:    []AttrSpec{{Name: "allowzero", Kind: AttrInt, Default: defInt(0)}},
+		MinOpset: 9,
+		Infer:    inferReshape,
+	})
+	Register(&OpSchema{
+		Op:       "Flatten",
+		Doc:      "output = input reshaped to 2-D [prod(dims[:axis]), prod(dims[axis:])].",
+		Inputs:   []InputSpec{{Name: "input"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(1)}},
+		MinOpset: 9,
+		Infer:    inferFlatten,
+	})
+	Register(&OpSchema{
+		Op:         "Squeeze",
+		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent).",
+		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Optional: true}},
+		Outputs:    []InputSpec{{Name: "squeezed"}},
+		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
+		MinOpset:   9,
+		Infer:      inferSqueeze,
+	})
+	Register(&OpSchema{
+		Op:         "Unsqueeze",
+		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output.",
+		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes"}},
+		Outputs:    []InputSpec{{Name: "expanded"}},
+		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
+		MinOpset:   9,
+		Infer:      inferUnsqueeze,
+	})
+	Register(&OpSchema{
+		Op:       "Transpose",
+		Doc:      "transposed = data with axes permuted: output axis i is input axis perm[i] (default: reversed).",
+		Inputs:   []InputSpec{{Name: "data"}},
+		Outputs:  []InputSpec{{Name: "transposed"}},
+		Attrs:    []AttrSpec{{Name: "perm", Kind: AttrInts}},
+		MinOpset: 9,
+		Infer:    inferTranspose,
+	})
+	Register(&OpSchema{
+		Op:       "Expand",
+		Doc:      "output = input broadcast (numpy rules, both ways) against the given shape.",
+		Inputs:   []InputSpec{{Name: "input"}, {Name: "shape"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		MinOpset: 9,
+		Infer:    inferExpand,
+	})
+}
+
+func inferReshape(n *Node) error {
+	x := n.Inputs[0]
+	spec, _, err := constInts(n, 1)
+	if err != nil {
+		return err
+	}
+	allowZero := n.AttrInt("allowzero") != 0
+	out := make(Shape, len(spec))
+	infer := -1
+	prod := int64(1)
+	for i, d := range spec {
+		switch {
+		case d == -1:
+			if infer >= 0 {
+				return fmt.Errorf("shape %v has more than one -1", spec)
+			}
+			infer = i
+			continue
+		case d == 0 && !allowZero:
+			if i >= len(x.Shape) {
+				return fmt.Errorf("shape %v copies dimension %d (0) but data has rank %d", spec, i, len(x.Shape))
+			}
+			d = x.Shape[i].Value
+		case d < 0:
+			return fmt.Errorf("shape %v has invalid dimension %d", spec, d)
+		}
+		out[i] = Dim{Value: d}
+		prod *= d
+	}
+	total := numel(x.Shape)
+	if infer >= 0 {
+		if prod == 0 || total%prod != 0 {
+			return fmt.Errorf("cannot reshape %v (%d elements) to %v", x.Shape, total, spec)
+		}
+		out[infer] = Dim{Value: total / prod}
+	} else if prod != total {
+		return fmt.Errorf("cannot reshape %v (%d elements) to %v (%d elements)", x.Shape, total, spec, prod)
+	}
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) {
+		setKnown(n, 0, reshaped(t, out))
+	}
+	return nil
+}
+
+func inferFlatten(n *Node) error {
+	x := n.Inputs[0]
+	r := len(x.Shape)
+	axis := n.AttrInt("axis")
+	if axis < -int64(r) || axis > int64(r) {
+		return fmt.Errorf("axis %d is out of range for rank %d", axis, r)
+	}
+	if axis < 0 {
+		axis += int64(r)
+	}
+	out := Shape{{Value: numel(x.Shape[:axis])}, {Value: numel(x.Shape[axis:])}}
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) {
+		setKnown(n, 0, reshaped(t, out))
+	}
+	return nil
+}
+
+func inferSqueeze(n *Node) error {
+	x := n.Inputs[0]
+	r := len(x.Shape)
+	axes, has, err := constInts(n, 1)
+	if err != nil {
+		return err
+	}
+	var drop uint64
+	if !has || len(axes) == 0 {
+		for i, d := range x.Shape {
+			if d.Value == 1 {
+				drop |= 1 << i
+			}
+		}
+	}
+	for _, a := range axes {
+		ax, err := normAxis(a, r)
+		if err != nil {
+			return err
+		}
+		if x.Shape[ax].Value != 1 {
+			return fmt.Errorf("cannot squeeze axis %d of shape %v: size is not 1", a, x.Shape)
+		}
+		if drop&(1<<ax) != 0 {
+			return fmt.Errorf("axes %v repeats axis %d", axes, ax)
+		}
+		drop |= 1 << ax
+	}
+	out := make(Shape, 0, r)
+	for i, d := range x.Shape {
+		if drop&(1<<i) == 0 {
+			out = append(out, d)
+		}
+	}
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) {
+		setKnown(n, 0, reshaped(t, out))
+	}
+	return nil
+}
+
+func inferUnsqueeze(n *Node) error {
+	x := n.Inputs[0]
+	axes, _, err := constInts(n, 1)
+	if err != nil {
+		return err
+	}
+	r := len(x.Shape) + len(axes)
+	if r > maxRank {
+		return fmt.Errorf("output rank %d is too large", r)
+	}
+	var ins uint64
+	for _, a := range axes {
+		ax, err := normAxis(a, r)
+		if err != nil {
+			return err
+		}
+		if ins&(1<<ax) != 0 {
+			return fmt.Errorf("axes %v repeats axis %d", axes, ax)
+		}
+		ins |= 1 << ax
+	}
+	out := make(Shape, r)
+	k := 0
+	for i := range out {
+		if ins&(1<<i) != 0 {
+			out[i] = Dim{Value: 1}
+			continue
+		}
+		out[i] = x.Shape[k]
+		k++
+	}
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) {
+		setKnown(n, 0, reshaped(t, out))
+	}
+	return nil
+}
+
+// transposePerm returns the validated permutation of a Transpose node.
+func transposePerm(n *Node, r int) ([]int64, error) {
+	perm := n.AttrInts("perm")
+	if perm == nil {
+		perm = make([]int64, r)
+		for i := range perm {
+			perm[i] = int64(r - 1 - i)
+		}
+		return perm, nil
+	}
+	if len(perm) != r {
+		return nil, fmt.Errorf("perm %v has %d entries, data has rank %d", perm, len(perm), r)
+	}
+	var seen uint64
+	for _, p := range perm {
+		if p < 0 || p >= int64(r) || seen&(1<<p) != 0 {
+			return nil, fmt.Errorf("perm %v is not a permutation of 0..%d", perm, r-1)
+		}
+		seen |= 1 << p
+	}
+	return perm, nil
+}
+
+func inferTranspose(n *Node) error {
+	x := n.Inputs[0]
+	perm, err := transposePerm(n, len(x.Shape))
+	if err != nil {
+		return err
+	}
+	out := make(Shape, len(perm))
+	for i, p := range perm {
+		out[i] = x.Shape[p]
+	}
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) && knownDType(t.DType) {
+		in := t.Shape
+		st := strides(in)
+		od := dimsOf(out)
+		idx := make([]int, NumElements(od))
+		coord := make([]int, len(od))
+		for k := range idx {
+			j := 0
+			for a, p := range perm {
+				j += coord[a] * st[p]
+			}
+			idx[k] = j
+			for a := len(od) - 1; a >= 0; a-- {
+				coord[a]++
+				if coord[a] < od[a] {
+					break
+				}
+				coord[a] = 0
+			}
+		}
+		setKnown(n, 0, takeElems(t.DType, t.Data, idx, out))
+	}
+	return nil
+}
+
+func inferExpand(n *Node) error {
+	x := n.Inputs[0]
+	spec, _, err := constInts(n, 1)
+	if err != nil {
+		return err
+	}
+	for _, d := range spec {
+		if d < 0 {
+			return fmt.Errorf("shape %v has a negative dimension", spec)
+		}
+	}
+	out, err := broadcast2(x.Shape, shapeFromInt64(spec))
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) && knownDType(t.DType) {
+		setKnown(n, 0, takeElems(t.DType, t.Data, bcastIndex(dimsOf(out), t.Shape), out))
+	}
+	return nil
+}

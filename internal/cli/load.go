@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx"
+)
+
+// shapeOptions holds the repeatable --shape flag.
+type shapeOptions struct {
+	Specs []string
+}
+
+func (o *shapeOptions) addFlags(c *cobra.Command) {
+	c.Flags().StringArrayVar(&o.Specs, "shape", nil,
+		"bind an input's shape, NAME=1x3x224x224 (repeatable); unbound leading dimensions default to 1")
+}
+
+// bindings parses the --shape values.
+func (o *shapeOptions) bindings() (map[string][]int, error) {
+	out := make(map[string][]int, len(o.Specs))
+	for _, spec := range o.Specs {
+		name, dims, ok := strings.Cut(spec, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, usagef("--shape %q: want NAME=DIMS, e.g. --shape input=1x3x224x224", spec)
+		}
+		shape, err := graph.ParseShape(dims)
+		if err != nil {
+			return nil, usagef("--shape %q: %v", spec, err)
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := out[name]; dup {
+			return nil, usagef("--shape given twice for input %q", name)
+		}
+		out[name] = shape
+	}
+	return out, nil
+}
+
+// readModel reads an ONNX file, with an error naming the file.
+func readModel(path string) (*graph.Model, error) {
+	if _, err := os.Stat(path); err != nil {
+		if os.IsNotExist(err) {
+			return nil, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m, err := onnx.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// loadBound reads a model, binds its input shapes and infers every shape,
+// so that it can be executed or rewritten.
+func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
+	bind, err := shapes.bindings()
+	if err != nil {
+		return nil, err
+	}
+	m, err := readModel(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Graph.BindShapes(bind); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.Graph.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}

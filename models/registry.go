@@ -1,0 +1,184 @@
+package models
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// Preset names shared by every model.
+const (
+	// PresetPaper holds the sizes of the published network (or of the
+	// TASO / X-RLflow benchmark script when that is what xrl compares with).
+	PresetPaper = "paper"
+	// PresetCPU holds the same structure shrunk so that one inference costs
+	// about 0.2-1 GFLOP (5-50 ms in ONNX Runtime on two cores).
+	PresetCPU = "cpu"
+)
+
+// Overrides replaces sizes of a preset. A zero field keeps the preset's
+// value; a field the model has no use for is an error when non-zero.
+type Overrides struct {
+	Batch   int // samples per inference
+	Seq     int // sequence length (tokens, audio frames, RNN steps)
+	Image   int // image height and width in pixels (DALL-E: image-token grid side)
+	Hidden  int // model width (transformer hidden size, RNN state, NASNet penultimate filters)
+	Layers  int // repeated blocks (transformer layers, NASNet cells per stage)
+	Heads   int // attention heads
+	Classes int // classifier outputs
+}
+
+// fields lists the overrides by name in a fixed order.
+func (o Overrides) fields() []struct {
+	name string
+	val  int
+} {
+	return []struct {
+		name string
+		val  int
+	}{
+		{"batch", o.Batch}, {"seq", o.Seq}, {"image", o.Image}, {"hidden", o.Hidden},
+		{"layers", o.Layers}, {"heads", o.Heads}, {"classes", o.Classes},
+	}
+}
+
+// config is implemented by every model's config struct (pointer receiver).
+type config interface {
+	// knobs maps each override name the model accepts to the field it sets.
+	knobs() map[string]*int
+	// build validates the sizes and emits the graph.
+	build() (*graph.Graph, error)
+}
+
+// Spec describes one model of the zoo.
+type Spec struct {
+	Name        string
+	Description string
+	// Presets lists the preset names, "paper" first.
+	Presets []string
+	// Overrides lists the names of the Overrides fields the model accepts
+	// ("batch", "seq", "image", "hidden", "layers", "heads", "classes").
+	Overrides []string
+
+	presets map[string]func() config
+}
+
+// widthFollower is implemented by configs with widths derived from Hidden
+// (a transformer's MLP width): Build calls it after overriding Hidden.
+type widthFollower interface {
+	followHidden(oldHidden int)
+}
+
+var registry = map[string]*Spec{}
+
+// register adds a model with its two presets.
+func register(name, desc string, paper, cpu func() config) {
+	knobs := paper().knobs()
+	names := make([]string, 0, len(knobs))
+	for _, f := range (Overrides{}).fields() {
+		if _, ok := knobs[f.name]; ok {
+			names = append(names, f.name)
+		}
+	}
+	registry[name] = &Spec{
+		Name: name, Description: desc,
+		Presets:   []string{PresetPaper, PresetCPU},
+		Overrides: names,
+		presets:   map[string]func() config{PresetPaper: paper, PresetCPU: cpu},
+	}
+}
+
+// List returns the specs of all models sorted by name.
+func List() []Spec {
+	out := make([]Spec, 0, len(registry))
+	for _, s := range registry {
+		c := *s
+		c.Presets = append([]string(nil), s.Presets...)
+		c.Overrides = append([]string(nil), s.Overrides...)
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Names returns the model names sorted.
+func Names() []string {
+	var names []string
+	for _, s := range List() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// Build builds model name at the given preset ("paper" or "cpu"), with
+// non-zero override fields replacing preset sizes. The result is an ONNX
+// IR-version-8 model importing default-domain opset 17.
+func Build(name, preset string, o Overrides) (*graph.Model, error) {
+	s, ok := registry[strings.ToLower(name)]
+	if !ok {
+		return nil, fmt.Errorf("unknown model %q (valid: %s)", name, strings.Join(Names(), ", "))
+	}
+	mk, ok := s.presets[preset]
+	if !ok {
+		return nil, fmt.Errorf("model %s: unknown preset %q (valid: %s)", s.Name, preset, strings.Join(s.Presets, ", "))
+	}
+	c := mk()
+	knobs := c.knobs()
+	oldHidden := 0
+	if p, ok := knobs["hidden"]; ok {
+		oldHidden = *p
+	}
+	for _, f := range o.fields() {
+		if f.val == 0 {
+			continue
+		}
+		p, ok := knobs[f.name]
+		if !ok {
+			return nil, fmt.Errorf("model %s: override %q does not apply (valid: %s)", s.Name, f.name, strings.Join(s.Overrides, ", "))
+		}
+		if f.val < 0 {
+			return nil, fmt.Errorf("model %s: override %s=%d must be positive", s.Name, f.name, f.val)
+		}
+		*p = f.val
+	}
+	if f, ok := c.(widthFollower); ok && o.Hidden != 0 && o.Hidden != oldHidden {
+		f.followHidden(oldHidden)
+	}
+	g, err := c.build()
+	if err != nil {
+		return nil, fmt.Errorf("model %s (preset %s): %w", s.Name, preset, err)
+	}
+	return &graph.Model{
+		Graph:        g,
+		IRVersion:    8,
+		Opsets:       []graph.OpsetID{{Domain: "", Version: 17}},
+		ProducerName: "xrl",
+		Doc:          s.Description,
+		Metadata: []graph.StringPair{
+			{Key: "xrl.model", Value: s.Name},
+			{Key: "xrl.preset", Value: preset},
+			{Key: "xrl.config", Value: fmt.Sprintf("%+v", c)},
+		},
+	}, nil
+}
+
+// positive checks that every named size is at least 1.
+func positive(sizes ...any) error {
+	for i := 0; i+1 < len(sizes); i += 2 {
+		name, v := sizes[i].(string), sizes[i+1].(int)
+		if v < 1 {
+			return fmt.Errorf("%s must be at least 1, got %d", name, v)
+		}
+	}
+	return nil
+}
+
+// divisible checks that a is a multiple of b.
+func divisible(aName string, a int, bName string, b int) error {
+	if b < 1 || a%b != 0 {
+		return fmt.Errorf("%s (%d) must be a multiple of %s (%d)", aName, a, bName, b)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package models
+
+import "github.com/xrl-dev/xrl/graph"
+
+// Params returns the number of parameters of g: the elements of every
+// floating-point constant of rank >= 1 (weights, biases, normalisation
+// parameters and statistics, embeddings, masks). Rank-0 constants are
+// operator literals (GELU's 0.5, ReLU6's bounds, attention's sqrt(d)) and
+// are not counted; integer constants (shapes, indices) neither.
+func Params(g *graph.Graph) int64 {
+	var total int64
+	for _, v := range g.Constants() {
+		t := v.Const
+		if t.DType.IsFloat() && len(t.Shape) > 0 {
+			total += int64(t.Len())
+		}
+	}
+	return total
+}
+
+// movementOps only move or reinterpret data and cost no FLOPs.
+var movementOps = map[string]bool{
+	"Reshape": true, "Transpose": true, "Concat": true, "Split": true, "Slice": true,
+	"Gather": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true, "Expand": true,
+	"Identity": true, "Dropout": true, "Shape": true, "Cast": true, "Constant": true,
+	"Pad": true, "Tile": true,
+}
+
+// FLOPs estimates the floating-point operations of one inference of g:
+//
+//   - Conv, ConvTranspose, MatMul, Gemm: 2 per multiply-accumulate
+//     (bias additions are not counted);
+//   - MaxPool, AveragePool: one per window element per output element;
+//     GlobalAveragePool and reductions: one per input element;
+//   - data movement (Reshape, Transpose, Concat, Split, Slice, Gather,
+//     Flatten, Squeeze, Unsqueeze, Expand, Pad, Identity, Dropout, Cast,
+//     Shape, Constant, Tile): zero;
+//   - every other operator (elementwise arithmetic and activations,
+//     BatchNormalization, LayerNormalization, Softmax, Clip, ...): one per
+//     element of its first output.
+//
+// Nodes whose inputs or outputs lack a static shape, and opaque nodes,
+// count zero.
+func FLOPs(g *graph.Graph) int64 {
+	var total int64
+	for _, nd := range g.Nodes {
+		total += nodeFLOPs(nd)
+	}
+	return total
+}
+
+// staticLen returns the element count of v and whether v's shape is static.
+func staticLen(v *graph.Value) (int64, []int, bool) {
+	if v == nil || !v.ShapeKnown || !v.Shape.Static() {
+		return 0, nil, false
+	}
+	s := v.Shape.Ints()
+	return int64(graph.NumElements(s)), s, true
+}
+
+func nodeFLOPs(nd *graph.Node) int64 {
+	if nd.IsOpaque() || movementOps[nd.Op] || len(nd.Outputs) == 0 {
+		return 0
+	}
+	out, _, ok := staticLen(nd.Output(0))
+	if !ok {
+		return 0
+	}
+	in0, inShape, okIn := staticLen(nd.Input(0))
+	_, w, okW := staticLen(nd.Input(1))
+	switch nd.Op {
+	case "Conv":
+		if !okW || len(w) < 2 {
+			return 0
+		}
+		return 2 * out * int64(graph.NumElements(w[1:]))
+	case "ConvTranspose":
+		if !okW || !okIn || len(w) < 2 {
+			return 0
+		}
+		return 2 * in0 * int64(graph.NumElements(w[1:]))
+	case "MatMul":
+		if !okIn || len(inShape) == 0 {
+			return 0
+		}
+		return 2 * out * int64(inShape[len(inShape)-1])
+	case "Gemm":
+		if !okIn || len(inShape) != 2 {
+			return 0
+		}
+		k := inShape[1]
+		if nd.AttrInt("transA") != 0 {
+			k = inShape[0]
+		}
+		return 2 * out * int64(k)
+	case "MaxPool", "AveragePool":
+		k := int64(1)
+		for _, d := range nd.AttrInts("kernel_shape") {
+			k *= d
+		}
+		return out * k
+	case "GlobalAveragePool", "GlobalMaxPool", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin":
+		if !okIn {
+			return 0
+		}
+		return in0
+	}
+	return out
+}

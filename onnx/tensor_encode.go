@@ -1,0 +1,243 @@
+package onnx
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx/onnxpb"
+)
+
+// EncodeTensor serializes t as a TensorProto named name. Data goes to
+// raw_data, except for string tensors, which use string_data.
+func EncodeTensor(t *graph.Tensor, name string) ([]byte, error) {
+	tp, err := tensorToProto(t, name)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(tp)
+}
+
+// marshal serializes m deterministically.
+func marshal(m proto.Message) ([]byte, error) {
+	return proto.MarshalOptions{Deterministic: true}.Marshal(m)
+}
+
+// tensorToProto converts t to a TensorProto with inline data.
+func tensorToProto(t *graph.Tensor, name string) (*onnxpb.TensorProto, error) {
+	if t == nil {
+		return nil, fmt.Errorf("tensor %q is nil", name)
+	}
+	if !t.DType.Valid() {
+		return nil, fmt.Errorf("tensor %q has unsupported dtype %v", name, t.DType)
+	}
+	dims := make([]int64, len(t.Shape))
+	for i, d := range t.Shape {
+		if d < 0 {
+			return nil, fmt.Errorf("tensor %q has negative dimension %d", name, d)
+		}
+		dims[i] = int64(d)
+	}
+	tp := &onnxpb.TensorProto{Dims: dims, DataType: proto.Int32(int32(t.DType))}
+	if name != "" {
+		tp.Name = proto.String(name)
+	}
+	n := t.Len()
+	if t.DType == graph.String {
+		s, ok := t.Data.([]string)
+		if !ok && !(t.Data == nil && n == 0) {
+			return nil, fmt.Errorf("tensor %q: %v data is %T, want []string", name, t.DType, t.Data)
+		}
+		if len(s) != n {
+			return nil, fmt.Errorf("tensor %q: has %d strings, shape %s needs %d", name, len(s), graph.ShapeString(t.Shape), n)
+		}
+		tp.StringData = make([][]byte, n)
+		for i, v := range s {
+			tp.StringData[i] = []byte(v)
+		}
+		return tp, nil
+	}
+	raw, err := toRaw(t, n)
+	if err != nil {
+		return nil, fmt.Errorf("tensor %q: %w", name, err)
+	}
+	if raw == nil {
+		raw = []byte{}
+	}
+	tp.RawData = raw
+	return tp, nil
+}
+
+// dataLen returns the length of a tensor data slice, or -1 if d is not a
+// slice type the IR uses.
+func dataLen(d any) int {
+	switch s := d.(type) {
+	case []float32:
+		return len(s)
+	case []float64:
+		return len(s)
+	case []int64:
+		return len(s)
+	case []int32:
+		return len(s)
+	case []int16:
+		return len(s)
+	case []int8:
+		return len(s)
+	case []uint8:
+		return len(s)
+	case []uint16:
+		return len(s)
+	case []uint32:
+		return len(s)
+	case []uint64:
+		return len(s)
+	case []bool:
+		return len(s)
+	case []string:
+		return len(s)
+	case []complex64:
+		return len(s)
+	case []complex128:
+		return len(s)
+	case nil:
+		return 0
+	}
+	return -1
+}
+
+// toRaw returns the little-endian raw_data bytes of a non-string tensor,
+// checking that Data has the Go type and length its dtype and shape need.
+// On little-endian hosts the bytes alias t.Data (tensors are immutable and
+// the bytes are only read by Marshal).
+func toRaw(t *graph.Tensor, n int) ([]byte, error) {
+	want := graph.MakeSlice(t.DType, 0)
+	need := n
+	if t.DType == graph.Uint4 || t.DType == graph.Int4 {
+		need = (n + 1) / 2
+	}
+	if t.Data == nil && need == 0 {
+		return []byte{}, nil
+	}
+	if fmt.Sprintf("%T", want) != fmt.Sprintf("%T", t.Data) {
+		return nil, fmt.Errorf("%v data is %T, want %T", t.DType, t.Data, want)
+	}
+	if l := dataLen(t.Data); l != need {
+		return nil, fmt.Errorf("data has %d entries, shape %s of %v needs %d", l, graph.ShapeString(t.Shape), t.DType, need)
+	}
+	le := binary.LittleEndian
+	switch s := t.Data.(type) {
+	case []float32:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 4*len(s))
+		for i, v := range s {
+			le.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+		return b, nil
+	case []float64:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 8*len(s))
+		for i, v := range s {
+			le.PutUint64(b[8*i:], math.Float64bits(v))
+		}
+		return b, nil
+	case []int64:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 8*len(s))
+		for i, v := range s {
+			le.PutUint64(b[8*i:], uint64(v))
+		}
+		return b, nil
+	case []uint64:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 8*len(s))
+		for i, v := range s {
+			le.PutUint64(b[8*i:], v)
+		}
+		return b, nil
+	case []int32:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 4*len(s))
+		for i, v := range s {
+			le.PutUint32(b[4*i:], uint32(v))
+		}
+		return b, nil
+	case []uint32:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 4*len(s))
+		for i, v := range s {
+			le.PutUint32(b[4*i:], v)
+		}
+		return b, nil
+	case []int16:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 2*len(s))
+		for i, v := range s {
+			le.PutUint16(b[2*i:], uint16(v))
+		}
+		return b, nil
+	case []uint16:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 2*len(s))
+		for i, v := range s {
+			le.PutUint16(b[2*i:], v)
+		}
+		return b, nil
+	case []complex64:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 8*len(s))
+		for i, v := range s {
+			le.PutUint32(b[8*i:], math.Float32bits(real(v)))
+			le.PutUint32(b[8*i+4:], math.Float32bits(imag(v)))
+		}
+		return b, nil
+	case []complex128:
+		if nativeLittle {
+			return asBytes(s), nil
+		}
+		b := make([]byte, 16*len(s))
+		for i, v := range s {
+			le.PutUint64(b[16*i:], math.Float64bits(real(v)))
+			le.PutUint64(b[16*i+8:], math.Float64bits(imag(v)))
+		}
+		return b, nil
+	case []int8:
+		b := make([]byte, len(s))
+		for i, v := range s {
+			b[i] = byte(v)
+		}
+		return b, nil
+	case []bool:
+		b := make([]byte, len(s))
+		for i, v := range s {
+			if v {
+				b[i] = 1
+			}
+		}
+		return b, nil
+	case []uint8:
+		return s, nil
+	}
+	return nil, fmt.Errorf("unsupported data type %T", t.Data)
+}

@@ -1,0 +1,95 @@
+package runtime
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// Backend loads models for execution on one engine (the Go executor, ONNX
+// Runtime, a cost model ...).
+type Backend interface {
+	// Name is the identifier used by --runtime ("go", "ort", "cost").
+	Name() string
+	// Load prepares m for repeated runs. m must have static, inferred
+	// shapes (graph.Graph.BindShapes).
+	Load(m *graph.Model) (Session, error)
+}
+
+// Session runs one loaded model.
+type Session interface {
+	// Run executes the model on inputs keyed by graph input name and
+	// returns the outputs keyed by graph output name.
+	Run(inputs map[string]*graph.Tensor) (map[string]*graph.Tensor, error)
+	// Close releases the session's resources.
+	Close() error
+}
+
+// BackendFactory makes a backend from common options.
+type BackendFactory func(opts BackendOptions) (Backend, error)
+
+// BackendOptions are settings shared by all backends.
+type BackendOptions struct {
+	// Threads bounds intra-op parallelism; 0 means the machine's cores.
+	Threads int
+	// OptLevel is ONNX Runtime's graph optimisation level: "all" (the
+	// default, what users deploy with), "extended", "basic" or "disable".
+	// Other backends ignore it.
+	OptLevel string
+}
+
+var backends = map[string]BackendFactory{}
+
+// RegisterBackend makes a backend available to NewBackend under name.
+func RegisterBackend(name string, f BackendFactory) {
+	if _, dup := backends[name]; dup {
+		panic("runtime: backend " + name + " registered twice")
+	}
+	backends[name] = f
+}
+
+// BackendNames returns the registered backend names, sorted.
+func BackendNames() []string {
+	names := make([]string, 0, len(backends))
+	for n := range backends {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// NewBackend returns the backend called name.
+func NewBackend(name string, opts BackendOptions) (Backend, error) {
+	f, ok := backends[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown runtime %q (available: %s)", name, strings.Join(BackendNames(), ", "))
+	}
+	return f(opts)
+}
+
+// goBackend runs models on the pure-Go executor.
+type goBackend struct{ opts BackendOptions }
+
+func init() {
+	RegisterBackend("go", func(opts BackendOptions) (Backend, error) { return &goBackend{opts: opts}, nil })
+}
+
+func (b *goBackend) Name() string { return "go" }
+
+func (b *goBackend) Load(m *graph.Model) (Session, error) {
+	ex, err := NewExecutor(m.Graph, ExecOptions{Threads: b.opts.Threads})
+	if err != nil {
+		return nil, err
+	}
+	return goSession{ex}, nil
+}
+
+type goSession struct{ ex *Executor }
+
+func (s goSession) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	return s.ex.Run(in)
+}
+
+func (s goSession) Close() error { return nil }
