@@ -61,10 +61,10 @@ func attrFromProto(ap *onnxpb.AttributeProto, ext externalReader) (a graph.Attr,
 }
 
 // plainTensor reports whether a tensor attribute holds nothing the IR
-// drops besides its name: no doc string, no unknown fields, data inline.
+// drops besides its name and data placement: no doc string, no unknown
+// fields.
 func plainTensor(tp *onnxpb.TensorProto) bool {
-	return tp.DocString == nil && len(tp.ProtoReflect().GetUnknown()) == 0 &&
-		tp.GetDataLocation() != onnxpb.TensorProto_EXTERNAL && tp.Segment == nil
+	return tp.DocString == nil && len(tp.ProtoReflect().GetUnknown()) == 0 && tp.Segment == nil
 }
 
 // attrToProto converts an IR attribute to an AttributeProto named name.

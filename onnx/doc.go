@@ -3,22 +3,56 @@
 // tensors (TensorProto, as in the conformance test data sets) to
 // graph.Tensor and back.
 //
-// Import (Decode, ReadFile) maps every operator that has an entry in the
-// op-schema table (graph.Lookup) to an IR node in the newest operator form:
-// attributes that later opsets turned into inputs become constant inputs,
-// and Softmax/LogSoftmax/Hardmax below opset 13 are rewritten to their
-// opset-13 meaning. Operators outside the table, operators of other
-// domains, and nodes that carry anything the table does not describe are
-// kept as opaque nodes holding their NodeProto bytes. Model and graph fields
-// the IR does not model are kept verbatim in Model.Extra and Graph.Extra.
+// # Import
 //
-// Models whose default-domain opset is outside 9..21 (the range the IR's
-// conversions cover) are imported with every node opaque; they round-trip
-// unchanged but cannot be rewritten.
+// Decode and ReadFile map every default-domain operator that has an entry
+// in the op-schema table (graph.Lookup) to an IR node in the newest
+// operator form:
 //
-// Export (Encode, WriteFile) writes the model at its own default-domain
-// opset, converting IR input forms back to attributes where that opset
-// needs them, and raises the opset only when a node cannot be expressed in
-// it. WriteFile is atomic and moves large tensors to an external data file
-// next to the model.
+//   - attributes that later opsets turned into inputs (graph.AttrInput)
+//     become constant inputs: new values with Const set, named after the
+//     node and attribute, not listed in Graph.Initializers;
+//   - Softmax, LogSoftmax and Hardmax below opset 13 keep their node when
+//     axis is the last axis, and otherwise become Flatten(axis) ->
+//     op(axis=-1) -> Reshape(original shape), which needs the input's rank
+//     and at most one unknown dimension at import time;
+//   - Resize of opset 10 (inputs X, scales) becomes Resize(X, nil, scales)
+//     with coordinate_transformation_mode "asymmetric" and, for mode
+//     nearest, nearest_mode "floor";
+//   - attributes of pre-opset-9 operator versions that do not change the
+//     inference meaning (Dropout is_test, BatchNormalization spatial=1) are
+//     dropped.
+//
+// Each converted node is written back at the model's opset and compared
+// with the original; when that does not reproduce the node exactly (an
+// attribute outside the schema or of another kind, a subgraph attribute,
+// wrong arity, a lossy conversion) the node stays opaque instead:
+// Node.Opaque holds its NodeProto without name, inputs and outputs, and
+// Node.Implicit the outer values its subgraphs read. Nodes of other domains
+// are always opaque. Models whose default-domain opset is outside 9..21
+// (the range whose operator history the codec knows) are imported with
+// every node opaque; they round-trip unchanged but cannot be rewritten.
+//
+// Model and graph fields the IR does not model (functions, training info,
+// sparse initializers, quantization annotations, unknown fields, and
+// ValueInfoProtos the IR value cannot reproduce such as sequence types or
+// dimension denotations) are kept verbatim in Model.Extra and Graph.Extra.
+// Dropped on purpose: the names of tensors inside attributes and whether
+// tensor data was stored raw, typed or external. Initializers carrying
+// fields this ONNX version does not define are rejected. Node order in the
+// file need not be topological; cyclic graphs decode and are reported by
+// graph.Validate.
+//
+// # Export
+//
+// Encode and WriteFile write the model at its own default-domain opset,
+// converting IR input forms back to attributes where that opset needs them
+// (the inputs must then be constants), and raise the opset only when some
+// node cannot be expressed in it, which is refused when an opaque
+// default-domain node would be carried to the new opset. Models without
+// an IR version get ir_version 8 and default-domain opset 17. Value names
+// are made unique and non-empty, keeping the names subgraphs and sparse
+// initializers refer to; intermediate values with a known type get
+// value_info entries. WriteFile is atomic and moves large tensors to an
+// external data file next to the model.
 package onnx

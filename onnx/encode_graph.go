@@ -56,7 +56,7 @@ func (e *graphEncoder) assign(v *graph.Value, fallback string) string {
 		base = "value"
 	}
 	name := base
-	for i := 1; e.used[name] || (e.fixed[name] && name != v.Name); i++ {
+	for i := 1; e.used[name] || e.fixed[name]; i++ {
 		name = fmt.Sprintf("%s_%d", base, i)
 	}
 	e.used[name] = true
@@ -66,9 +66,10 @@ func (e *graphEncoder) assign(v *graph.Value, fallback string) string {
 
 func (e *graphEncoder) encode() (*onnxpb.GraphProto, error) {
 	g := e.g
-	e.gp = &onnxpb.GraphProto{}
-	if g.Name != "" {
-		e.gp.Name = proto.String(g.Name)
+	// ONNX requires a graph name.
+	e.gp = &onnxpb.GraphProto{Name: proto.String(g.Name)}
+	if g.Name == "" {
+		e.gp.Name = proto.String("graph")
 	}
 	if g.Doc != "" {
 		e.gp.DocString = proto.String(g.Doc)

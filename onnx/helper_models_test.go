@@ -65,6 +65,24 @@ save('cyclic', [helper.make_node('Add', ['x', 'b'], ['a'], name='n1'), helper.ma
 save('unsorted', [helper.make_node('Neg', ['a'], ['y'], name='second'), helper.make_node('Relu', ['x'], ['a'], name='first')],
      [vi('x', [1])], [vi('y', [1])], 13)
 save('old6', [helper.make_node('Relu', ['x'], ['y'], name='r')], [vi('x', [1])], [vi('y', [1])], 6)
+fn = helper.make_function('com.local', 'MyRelu', ['a'], ['b'], [helper.make_node('Relu', ['a'], ['b'])],
+                          [helper.make_opsetid('', 13)])
+sp = helper.make_sparse_tensor(numpy_helper.from_array(np.array([5.0], dtype=np.float32), 'sp'),
+                               numpy_helper.from_array(np.array([2], dtype=np.int64), 'sp_idx'), [4])
+g = helper.make_graph(
+    [helper.make_node('Add', ['x', 'sp'], ['s'], name='add'),
+     helper.make_node('MyRelu', ['s'], ['r'], name='local', domain='com.local'),
+     helper.make_node('Relu', ['r'], ['y'], name='relu')],
+    'extras', [vi('x', [4]), vi('d', [4])], [vi('y', [4])],
+    initializer=[numpy_helper.from_array(np.ones(4, dtype=np.float32), 'd')],
+    value_info=[helper.make_tensor_value_info('r', F, [4], shape_denotation=['DATA_CHANNEL'])],
+    sparse_initializer=[sp])
+qa = onnx.TensorAnnotation(tensor_name='y')
+qa.quant_parameter_tensor_names.add(key='SCALE_TENSOR', value='x')
+g.quantization_annotation.append(qa)
+m = helper.make_model(g, functions=[fn], opset_imports=[helper.make_opsetid('', 13), helper.make_opsetid('com.local', 1)])
+onnx.save(m, os.path.join(out, 'extras.onnx'))
+
 m = save('external', [helper.make_node('MatMul', ['x', 'w'], ['y'], name='mm')], [vi('x', [1, 64])], [vi('y', [1, 64])], 13,
      inits=[numpy_helper.from_array(np.arange(64 * 64, dtype=np.float32).reshape(64, 64), 'w')])
 convert_model_to_external_data(m, all_tensors_to_one_file=True, location='external.weights', size_threshold=1024)
@@ -294,6 +312,40 @@ func TestHelperModels(t *testing.T) {
 			t.Errorf("opset-6 node imported as IR")
 		}
 		roundTrip(t, m)
+	})
+	t.Run("fields kept in Extra", func(t *testing.T) {
+		m := load(t, "extras")
+		if len(m.Extra) == 0 || len(m.Graph.Extra) == 0 {
+			t.Fatalf("model Extra %d bytes, graph Extra %d bytes", len(m.Extra), len(m.Graph.Extra))
+		}
+		d := m.Graph.Inputs[1]
+		if d.Name != "d" || d.Const == nil || len(m.Graph.Initializers) != 1 || m.Graph.Initializers[0] != d {
+			t.Errorf("input with initializer default: %+v", d)
+		}
+		if n := findNode(t, m.Graph, "MyRelu"); !n.IsOpaque() || n.Domain != "com.local" {
+			t.Errorf("local function call: %+v", n)
+		}
+		if add := findNode(t, m.Graph, "Add"); add.IsOpaque() || add.Inputs[1].Name != "sp" {
+			t.Errorf("Add reading a sparse initializer: %+v", add)
+		}
+		findNode(t, m.Graph, "Add").Outputs[0].Name = "sp" // clashes with the sparse initializer
+		m2 := roundTrip(t, m)
+		mp := encodeProto(t, m2)
+		if len(mp.Functions) != 1 || len(mp.Graph.SparseInitializer) != 1 || len(mp.Graph.QuantizationAnnotation) != 1 {
+			t.Errorf("functions %d, sparse initializers %d, annotations %d", len(mp.Functions), len(mp.Graph.SparseInitializer), len(mp.Graph.QuantizationAnnotation))
+		}
+		if add := findNode(t, m2.Graph, "Add"); add.Inputs[1].Name != "sp" {
+			t.Errorf("sparse initializer reference renamed to %q", add.Inputs[1].Name)
+		}
+		var denot string
+		for _, vi := range mp.Graph.ValueInfo {
+			if vi.GetName() == "r" {
+				denot = vi.GetType().GetTensorType().GetShape().GetDim()[0].GetDenotation()
+			}
+		}
+		if denot != "DATA_CHANNEL" {
+			t.Errorf("value_info denotation lost: %q", denot)
+		}
 	})
 	t.Run("external data", func(t *testing.T) {
 		m := load(t, "external")

@@ -74,9 +74,8 @@ func newBcastPlan(out []int, ins ...[]int) *bcastPlan {
 	for _, d := range dims {
 		p.n *= d
 	}
-	p.rows = p.n / p.inner
-	if p.n == 0 {
-		p.rows = 0
+	if p.n > 0 {
+		p.rows = p.n / p.inner
 	}
 	return p
 }

@@ -29,7 +29,8 @@ type Executor struct {
 type slotKind uint8
 
 const (
-	slotConst slotKind = iota // compile-time data (initializer, folded node)
+	slotNode  slotKind = iota // node output not yet planned
+	slotConst                 // compile-time data (initializer, folded node)
 	slotInput                 // the caller's tensor (read only)
 	slotFresh                 // graph output: allocated anew on every run
 	slotPool                  // a planned buffer (or empty for zero-size values)

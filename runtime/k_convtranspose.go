@@ -88,14 +88,14 @@ func (k *convTransposeKernel) run(rc *runCtx, ins, outs []any) error {
 	switch x := ins[0].(type) {
 	case []float32:
 		var b []float32
-		if ins[2] != nil {
-			b = ins[2].([]float32)
+		if v := optIn(ins, 2); v != nil {
+			b = v.([]float32)
 		}
 		convTransposeRun(rc, k, outs[0].([]float32), x, ins[1].([]float32), b)
 	case []float64:
 		var b []float64
-		if ins[2] != nil {
-			b = ins[2].([]float64)
+		if v := optIn(ins, 2); v != nil {
+			b = v.([]float64)
 		}
 		convTransposeRun(rc, k, outs[0].([]float64), x, ins[1].([]float64), b)
 	}

@@ -169,10 +169,11 @@ func (k *layerNormKernel) run(rc *runCtx, ins, outs []any) error {
 func layerNormRun[T floatT](rc *runCtx, k *layerNormKernel, x []T, ins, outs []any) {
 	var params [2][]T
 	for i := 0; i < 2; i++ {
-		if ins[i+1] == nil {
+		v := optIn(ins, i+1)
+		if v == nil {
 			continue
 		}
-		p := ins[i+1].([]T)
+		p := v.([]T)
 		if k.expand[i] != nil {
 			full := scratchView[T](rc, i*8*k.norm, k.norm)
 			k.expand[i].run(rc, full, p)

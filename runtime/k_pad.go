@@ -132,7 +132,7 @@ func (k *padKernel) run(rc *runCtx, ins, outs []any) error {
 		k.table.run(rc, outs[0], ins[0])
 		return nil
 	}
-	fillValue(outs[0], ins[2])
+	fillValue(outs[0], optIn(ins, 2))
 	if !k.empty {
 		k.fill.run(rc, outs[0], ins[0])
 	}

@@ -54,7 +54,7 @@ func newDropoutKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func errTrainingDropout(ratio float64) error {
-	return fmt.Errorf("Dropout in training mode with ratio %v is random; the Go executor runs inference only", ratio)
+	return fmt.Errorf("ratio %v: %w", ratio, ErrTrainingDropout)
 }
 
 func (dropoutKernel) run(rc *runCtx, ins, outs []any) error {

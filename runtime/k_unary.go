@@ -199,25 +199,25 @@ func (k *clipKernel) inPlace() []int { return []int{0} }
 func (k *clipKernel) run(rc *runCtx, ins, outs []any) error {
 	switch x := ins[0].(type) {
 	case []float32:
-		clipRun(rc, outs[0].([]float32), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]float32), x, optIn(ins, 1), optIn(ins, 2))
 	case []float64:
-		clipRun(rc, outs[0].([]float64), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]float64), x, optIn(ins, 1), optIn(ins, 2))
 	case []int64:
-		clipRun(rc, outs[0].([]int64), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]int64), x, optIn(ins, 1), optIn(ins, 2))
 	case []int32:
-		clipRun(rc, outs[0].([]int32), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]int32), x, optIn(ins, 1), optIn(ins, 2))
 	case []int16:
-		clipRun(rc, outs[0].([]int16), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]int16), x, optIn(ins, 1), optIn(ins, 2))
 	case []int8:
-		clipRun(rc, outs[0].([]int8), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]int8), x, optIn(ins, 1), optIn(ins, 2))
 	case []uint64:
-		clipRun(rc, outs[0].([]uint64), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]uint64), x, optIn(ins, 1), optIn(ins, 2))
 	case []uint32:
-		clipRun(rc, outs[0].([]uint32), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]uint32), x, optIn(ins, 1), optIn(ins, 2))
 	case []uint16:
-		clipRun(rc, outs[0].([]uint16), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]uint16), x, optIn(ins, 1), optIn(ins, 2))
 	case []uint8:
-		clipRun(rc, outs[0].([]uint8), x, ins[1], ins[2])
+		clipRun(rc, outs[0].([]uint8), x, optIn(ins, 1), optIn(ins, 2))
 	default:
 		return errDType("Clip", k.dt)
 	}

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -159,3 +160,30 @@ func errDType(what string, dt graph.DType) error {
 
 // isFloatDT reports whether dt is an executor float type.
 func isFloatDT(dt graph.DType) bool { return dt == graph.Float32 || dt == graph.Float64 }
+
+// paramInputs lists, per op, the inputs that determine output shapes or
+// kernel geometry and so must be constants (or computable from constants)
+// when a graph is compiled.
+var paramInputs = map[string][]int{
+	"Reshape": {1}, "Expand": {1}, "Slice": {1, 2, 3, 4}, "Pad": {1, 3}, "Split": {1},
+	"Squeeze": {1}, "Unsqueeze": {1}, "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1},
+	"Resize": {1, 2, 3},
+}
+
+// ParamInputs returns the input positions of op that the Go executor (and
+// static shape inference) need as constants: shapes, axes, pads, slice
+// bounds, resize scales. Other inputs may vary from run to run.
+func ParamInputs(op string) []int { return paramInputs[op] }
+
+// ErrTrainingDropout is returned (wrapped) by Run for a Dropout whose
+// training_mode input is true with a non-zero ratio: its output is random,
+// and the executor runs inference only.
+var ErrTrainingDropout = errors.New("training-mode Dropout with ratio > 0 is random; the Go executor runs inference only")
+
+// optIn returns ins[i], or nil when the optional input is absent.
+func optIn(ins []any, i int) any {
+	if i < len(ins) {
+		return ins[i]
+	}
+	return nil
+}

@@ -45,9 +45,8 @@ func newCopyPlan(dims, dstStr, srcStr []int, dOff, sOff int) *copyPlan {
 		p.dims, p.dstStr, p.srcStr = []int{1}, []int{1}, []int{1}
 	}
 	last := len(p.dims) - 1
-	p.rows = p.n / p.dims[last]
-	if p.n == 0 {
-		p.rows = 0
+	if p.n > 0 {
+		p.rows = p.n / p.dims[last]
 	}
 	if p.srcStr[last] != 1 && p.dims[last] >= 16 {
 		for i := last - 1; i >= 0; i-- {

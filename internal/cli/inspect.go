@@ -77,12 +77,8 @@ func inspectRun(o *inspectOptions) error {
 		}
 	}
 	fmt.Fprintln(tw, "outputs\t\t")
-	for i, v := range g.Outputs {
-		shape := shapeOf(v)
-		if bindErr == nil {
-			shape = shapeOf(bound.Outputs[i])
-		}
-		fmt.Fprintf(tw, "  %s\t%v\t%s\n", v.Name, v.DType, shape)
+	for _, v := range g.Outputs {
+		fmt.Fprintf(tw, "  %s\t%v\t%s\n", v.Name, v.DType, shapeOf(v))
 	}
 	tw.Flush()
 
@@ -91,7 +87,7 @@ func inspectRun(o *inspectOptions) error {
 	if bindErr != nil {
 		fmt.Fprintf(w, "FLOPs       unknown: %v\n", bindErr)
 	} else {
-		fmt.Fprintf(w, "FLOPs       %s\n", humanCount(float64(models.FLOPs(bound))))
+		fmt.Fprintf(w, "FLOPs       %s (at %s)\n", humanCount(float64(models.FLOPs(bound))), boundInputs(bound))
 	}
 	if o.DOT != "" {
 		if err := writeFileAtomic(o.DOT, func(f io.Writer) error { return g.WriteDOT(f) }); err != nil {
@@ -200,4 +196,19 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// boundInputs formats the bound input shapes as "x=1x3x224x224, y=1x8".
+func boundInputs(g *graph.Graph) string {
+	s := ""
+	for _, v := range g.Inputs {
+		if v.Const != nil {
+			continue
+		}
+		if s != "" {
+			s += ", "
+		}
+		s += v.Name + "=" + v.Shape.String()
+	}
+	return s
 }

@@ -57,6 +57,8 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdInspect(s, nil),
 		NewCmdRun(s, nil),
 		NewCmdConvert(s, nil),
+		NewCmdCompare(s, nil),
+		NewCmdVerify(s, nil),
 	)
 	return root
 }
