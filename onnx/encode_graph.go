@@ -90,8 +90,21 @@ func (e *graphEncoder) encode() (*onnxpb.GraphProto, error) {
 	e.inits = map[*graph.Value]bool{}
 	e.inputs = map[*graph.Value]bool{}
 	e.produced = map[*graph.Value]*graph.Node{}
-	for _, v := range g.Inputs {
+	for i, v := range g.Inputs {
+		if v == nil {
+			return nil, fmt.Errorf("graph %q: input %d is nil", g.Name, i)
+		}
 		e.inputs[v] = true
+	}
+	for i, v := range g.Outputs {
+		if v == nil {
+			return nil, fmt.Errorf("graph %q: output %d is nil", g.Name, i)
+		}
+	}
+	for i, v := range g.Initializers {
+		if v == nil {
+			return nil, fmt.Errorf("graph %q: initializer %d is nil", g.Name, i)
+		}
 	}
 	for _, n := range order {
 		for _, o := range n.Outputs {
