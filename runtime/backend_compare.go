@@ -44,13 +44,13 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 		}
 	}
 	timeRun := func(s Session, in map[string]*graph.Tensor) (time.Duration, error) {
-		t0 := time.Now()
+		t0 := now()
 		_, err := s.Run(in)
-		return time.Since(t0), err
+		return now().Sub(t0), err
 	}
 	var ta, tb []time.Duration
 	var ratios []float64
-	start := time.Now()
+	start := now()
 	for i := 0; ; i++ {
 		var da, db time.Duration
 		var err error
@@ -72,7 +72,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 			continue
 		}
 		c := summarizeComparison(ta, tb, ratios)
-		if (c.RatioP90-c.RatioP10)/2 <= opts.MaxSpread*c.Ratio || len(ratios) >= opts.MaxRuns || time.Since(start) >= opts.MaxTime {
+		if (c.RatioP90-c.RatioP10)/2 <= opts.MaxSpread*c.Ratio || len(ratios) >= opts.MaxRuns || now().Sub(start) >= opts.MaxTime {
 			return c, nil
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
+// now is the clock used for timing; tests replace it with a fake one.
+var now = time.Now
+
 // MeasureOptions controls latency measurement.
 type MeasureOptions struct {
 	// Warmup runs are executed and discarded first (0 = none;
@@ -134,14 +137,14 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 			return Stats{}, err
 		}
 	}
-	start := time.Now()
+	start := now()
 	var samples []time.Duration
 	for {
-		t0 := time.Now()
+		t0 := now()
 		if _, err := s.Run(inputs); err != nil {
 			return Stats{}, err
 		}
-		samples = append(samples, time.Since(t0))
+		samples = append(samples, now().Sub(t0))
 		if progress != nil {
 			progress(len(samples))
 		}
@@ -153,7 +156,7 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 			st.Stable = true
 			return st, nil
 		}
-		if len(samples) >= opts.MaxRuns || time.Since(start) >= opts.MaxTime {
+		if len(samples) >= opts.MaxRuns || now().Sub(start) >= opts.MaxTime {
 			return st, nil
 		}
 	}
