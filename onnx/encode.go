@@ -149,15 +149,24 @@ func usesDefaultDomain(g *graph.Graph) bool {
 func targetOpset(g *graph.Graph, opset int64) (int64, error) {
 	target := opset
 	var why *raiseError
-	for _, n := range g.Nodes {
-		if n.IsOpaque() {
-			continue
+	// A node may need several raises (one requirement per attribute or
+	// input); iterate until every node can be written at the target.
+	for {
+		next := target
+		for _, n := range g.Nodes {
+			if n.IsOpaque() {
+				continue
+			}
+			_, err := irNodeProto(n, target, checkNames{})
+			var re *raiseError
+			if errors.As(err, &re) && re.Opset > next {
+				next, why = re.Opset, re
+			}
 		}
-		_, err := irNodeProto(n, opset, checkNames{})
-		var re *raiseError
-		if errors.As(err, &re) && re.Opset > target {
-			target, why = re.Opset, re
+		if next == target {
+			break
 		}
+		target = next
 	}
 	if target == opset {
 		return opset, nil
