@@ -41,7 +41,7 @@ func BERT(c BERTConfig) (*graph.Graph, error) {
 		x = n.postLNLayer(x, c.Heads, c.MLP, "gelu", 1e-12)
 		leave()
 	}
-	return n.finish(x)
+	return n.finish(named{"hidden_states", x})
 }
 
 // checkTransformer validates the sizes shared by the transformer models.

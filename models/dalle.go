@@ -51,7 +51,7 @@ func DALLE(c DALLEConfig) (*graph.Graph, error) {
 		leave()
 	}
 	x = n.layerNorm("ln", x, 1e-5)
-	return n.finish(n.linear("logits", x, c.Vocab, 1, true))
+	return n.finish(named{"logits", n.linear("head", x, c.Vocab, 1, true)})
 }
 
 func init() {

@@ -37,7 +37,7 @@ func InceptionV3(c CNNConfig) (*graph.Graph, error) {
 	x = n.inceptionD("Mixed_7a", x)
 	x = n.inceptionE("Mixed_7b", x)
 	x = n.inceptionE("Mixed_7c", x)
-	return n.finish(n.dense("fc", n.globalPool(x), c.Classes))
+	return n.finish(named{"logits", n.dense("fc", n.globalPool(x), c.Classes)})
 }
 
 // bconv is Inception's BasicConv2d: convolution, BatchNorm, ReLU.

@@ -37,7 +37,7 @@ func MobileNetV2(c CNNConfig) (*graph.Graph, error) {
 		}
 	}
 	x = n.relu6(n.convBN("features18", x, sq(1280, 1, 1, 0), eps))
-	return n.finish(n.dense("classifier", n.globalPool(x), c.Classes))
+	return n.finish(named{"logits", n.dense("classifier", n.globalPool(x), c.Classes)})
 }
 
 // invertedResidual is MobileNetV2's block: expand, depthwise, project.

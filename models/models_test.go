@@ -106,9 +106,11 @@ var expected = func() map[string]want {
 		// resnext50_32x4d 25,028,904 + 2*34,112 running stats (BN channels
 		// 64 + sum over stages of blocks*(2*width + 4*planes) + 3,840).
 		"resnext50": cnn(4+16*10+4*2+3, 25_028_904+2*34_112),
-		// Nodes: 94 BasicConv2d of 3 nodes = 282; 2 stem MaxPools; 3
-		// concats... summed per module: stem 17, A 23, B 14, C 32, D 20,
-		// E 31, head 3: 17+3*23+14+4*32+20+2*31+3.
+		// Nodes (BasicConv2d = Conv, BN, Relu): stem 5 convs + 2 MaxPools
+		// = 17; Inception-A 7 convs + AveragePool + Concat = 23; B 4 convs
+		// + MaxPool + Concat = 14; C 10 convs + AveragePool + Concat = 32;
+		// D 6 convs + MaxPool + Concat = 20; E 9 convs + AveragePool + 3
+		// Concats = 31; head 3.
 		// Params: torchvision inception_v3 without aux head 23,834,568 +
 		// 34,432 running stats (Keras InceptionV3 non-trainable count).
 		"inceptionv3": cnn(17+3*23+14+4*32+20+2*31+3, 23_834_568+34_432),
@@ -217,7 +219,8 @@ func checkGolden(t *testing.T, path, got string) {
 }
 
 // TestCPUPresetBudget checks that every cpu preset costs 0.2-1 GFLOP and
-// keeps the paper preset's operator kinds.
+// uses the same operator kinds as the paper preset (read from its golden
+// file).
 func TestCPUPresetBudget(t *testing.T) {
 	for _, s := range List() {
 		m, err := Build(s.Name, PresetCPU, Overrides{})
@@ -227,7 +230,23 @@ func TestCPUPresetBudget(t *testing.T) {
 		if f := FLOPs(m.Graph); f < 2e8 || f > 1e9 {
 			t.Errorf("%s cpu: %.3f GFLOP, want 0.2-1", s.Name, float64(f)/1e9)
 		}
+		paper, err := os.ReadFile(filepath.Join("testdata", s.Name+"_"+PresetPaper+".golden"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := opKinds(opCounts(m.Graph)), opKinds(string(paper)); got != want {
+			t.Errorf("%s: cpu preset uses ops %s, paper preset %s", s.Name, got, want)
+		}
 	}
+}
+
+// opKinds keeps the op names of an opCounts rendering.
+func opKinds(counts string) string {
+	var ops []string
+	for _, line := range strings.Split(strings.TrimSpace(counts), "\n") {
+		ops = append(ops, strings.Fields(line)[0])
+	}
+	return strings.Join(ops, ",")
 }
 
 func TestBuildErrors(t *testing.T) {

@@ -71,7 +71,7 @@ func NASNetA(c NASNetConfig) (*graph.Graph, error) {
 			cell++
 		}
 	}
-	return n.finish(n.dense("fc", n.globalPool(n.relu(x)), c.Classes))
+	return n.finish(named{"logits", n.dense("fc", n.globalPool(n.relu(x)), c.Classes)})
 }
 
 // normalCell is the NASNet-A normal cell on input ip and previous state p.

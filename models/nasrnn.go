@@ -77,7 +77,7 @@ func NASRNN(c NASRNNConfig) (*graph.Graph, error) {
 		h = n.tanh(n.mul(cs, n.tanh(n.add(l2, l3))))
 		leave()
 	}
-	return n.finish(h, cs)
+	return n.finish(named{"h", h}, named{"c", cs})
 }
 
 func sqrtf(v int) float64 { return math.Sqrt(float64(v)) }

@@ -159,7 +159,7 @@ func Build(name, preset string, o Overrides) (*graph.Model, error) {
 		Metadata: []graph.StringPair{
 			{Key: "xrl.model", Value: s.Name},
 			{Key: "xrl.preset", Value: preset},
-			{Key: "xrl.config", Value: fmt.Sprintf("%+v", c)},
+			{Key: "xrl.config", Value: strings.TrimPrefix(fmt.Sprintf("%+v", c), "&")},
 		},
 	}, nil
 }

@@ -65,7 +65,7 @@ func resnet(name string, c CNNConfig, blocks []int, bottleneck bool, groups, wid
 			leave()
 		}
 	}
-	return n.finish(n.dense("fc", n.globalPool(x), c.Classes))
+	return n.finish(named{"logits", n.dense("fc", n.globalPool(x), c.Classes)})
 }
 
 // residual adds the branch to the shortcut (a 1x1 projection with

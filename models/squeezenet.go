@@ -28,7 +28,7 @@ func SqueezeNet(c CNNConfig) (*graph.Graph, error) {
 		}
 	}
 	x = n.relu(n.conv("classifier", x, convSpec{out: c.Classes, kh: 1, kw: 1, stride: 1, group: 1, bias: true, gain: 1e-4 * float64(n.dims(x)[1])}))
-	return n.finish(n.globalPool(x))
+	return n.finish(named{"logits", n.globalPool(x)})
 }
 
 // fire is a fire module: squeeze 1x1, then 1x1 and 3x3 expands concatenated.

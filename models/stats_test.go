@@ -19,7 +19,7 @@ func TestStatsSmallGraph(t *testing.T) {
 	y = n.op("Softmax", graph.Attrs{"axis": graph.IntAttr(-1)}, y)
 	z := n.input("z", 2, 3, 4)
 	w := n.linear("lin", z, 5, 1, false) // MatMul [2,3,4] x [4,5]
-	g, err := n.finish(y, w)
+	g, err := n.finish(named{"y", y}, named{"w", w})
 	if err != nil {
 		t.Fatal(err)
 	}

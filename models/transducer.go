@@ -78,7 +78,7 @@ func Transducer(c TransducerConfig) (*graph.Graph, error) {
 	j := n.tanh(n.add(a, u))
 	out := n.linear("output", j, c.Vocab, 1, true)
 	leave()
-	return n.finish(out)
+	return n.finish(named{"logits", out})
 }
 
 func init() {

@@ -58,7 +58,7 @@ func ViT(c ViTConfig) (*graph.Graph, error) {
 	}
 	x = n.layerNorm("ln", x, 1e-6)
 	cls = n.op("Gather", graph.Attrs{"axis": graph.IntAttr(1)}, x, n.index(0))
-	return n.finish(n.dense("head", cls, c.Classes))
+	return n.finish(named{"logits", n.dense("head", cls, c.Classes)})
 }
 
 func init() {

@@ -48,9 +48,18 @@ func (n *net) enter(format string, args ...any) (leave func()) {
 	}
 }
 
-// finish marks the outputs and returns the validated graph.
-func (n *net) finish(outs ...*graph.Value) (*graph.Graph, error) {
-	n.b.Output(outs...)
+// named is a graph output and the name it is given.
+type named struct {
+	name string
+	v    *graph.Value
+}
+
+// finish names and marks the outputs and returns the validated graph.
+func (n *net) finish(outs ...named) (*graph.Graph, error) {
+	for _, o := range outs {
+		o.v.Name = o.name
+		n.b.Output(o.v)
+	}
 	return n.b.Graph()
 }
 
