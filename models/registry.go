@@ -182,3 +182,28 @@ func divisible(aName string, a int, bName string, b int) error {
 	}
 	return nil
 }
+
+// Sizes returns the overridable sizes of a preset by override name
+// ("batch", "seq", "image", ...), in the order of Overrides.
+func (s Spec) Sizes(preset string) ([]NamedSize, error) {
+	spec, ok := registry[s.Name]
+	if !ok {
+		return nil, fmt.Errorf("unknown model %q", s.Name)
+	}
+	mk, ok := spec.presets[preset]
+	if !ok {
+		return nil, fmt.Errorf("model %s: unknown preset %q (valid: %s)", s.Name, preset, strings.Join(s.Presets, ", "))
+	}
+	knobs := mk().knobs()
+	out := make([]NamedSize, 0, len(knobs))
+	for _, name := range spec.Overrides {
+		out = append(out, NamedSize{Name: name, Value: *knobs[name]})
+	}
+	return out, nil
+}
+
+// NamedSize is one size of a preset.
+type NamedSize struct {
+	Name  string
+	Value int
+}

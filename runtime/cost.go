@@ -30,11 +30,18 @@ type CostOptions struct {
 // CostModel estimates a model's latency as the sum of its operators'
 // times, each operator configuration (op, attributes, input types and
 // shapes, which inputs are constant) timed once in isolation on a real
-// backend and cached by that signature.
+// backend and cached by that signature. The fixed cost of one call into the
+// backend (measured on a one-element Identity model) is subtracted from
+// each op's time, so that a graph of many small ops is not charged that
+// call cost once per op.
 type CostModel struct {
 	base    Backend
 	measure MeasureOptions
 	file    string
+
+	overheadOnce sync.Once
+	overhead     time.Duration
+	overheadErr  error
 
 	mu    sync.Mutex
 	times map[string]time.Duration
@@ -112,16 +119,48 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	if err != nil {
 		return 0, err
 	}
+	overhead, err := c.Overhead()
+	if err != nil {
+		return 0, err
+	}
 	meas := &Measured{Backend: c.base, Options: c.measure}
 	st, err := meas.Latency(single)
 	if err != nil {
 		return 0, fmt.Errorf("timing %v alone: %w", n, err)
 	}
+	d = max(st.Median-overhead, minOpTime)
 	c.mu.Lock()
-	c.times[key] = st.Median
+	c.times[key] = d
 	c.dirty = true
 	c.mu.Unlock()
-	return st.Median, nil
+	return d, nil
+}
+
+// minOpTime is the least time charged for an op whose measured time is
+// within noise of the call overhead.
+const minOpTime = 100 * time.Nanosecond
+
+// Overhead returns the measured fixed cost of one backend call, which
+// OpTime subtracts.
+func (c *CostModel) Overhead() (time.Duration, error) {
+	c.overheadOnce.Do(func() {
+		b := graph.NewBuilder("overhead")
+		x := b.Input("x", graph.Float32, 1)
+		b.Output(b.Op("Identity", []*graph.Value{x}, nil))
+		g, err := b.Graph()
+		if err != nil {
+			c.overheadErr = err
+			return
+		}
+		meas := &Measured{Backend: c.base, Options: c.measure}
+		st, err := meas.Latency(&graph.Model{Graph: g})
+		if err != nil {
+			c.overheadErr = fmt.Errorf("timing the backend's call overhead: %w", err)
+			return
+		}
+		c.overhead = st.Median
+	})
+	return c.overhead, c.overheadErr
 }
 
 // opSignature identifies an operator configuration for the cost cache.

@@ -59,6 +59,7 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdConvert(s, nil),
 		NewCmdCompare(s, nil),
 		NewCmdVerify(s, nil),
+		NewCmdModels(s),
 	)
 	return root
 }
