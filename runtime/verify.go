@@ -22,9 +22,12 @@ type VerifyOptions struct {
 type VerifyResult struct {
 	// MaxAbs is the largest absolute difference over all outputs and seeds.
 	MaxAbs float64
-	// MaxRel is the largest relative error, |a-b| / max(|b|, floor), where
-	// floor is 1e-3 times the root-mean-square of that output of b (so
-	// elements near zero do not dominate).
+	// MaxRel is the largest relative error, |a-b| / max(|b|, rms(b)), where
+	// rms(b) is the root-mean-square of that output of b: elements larger
+	// than the output's typical magnitude are compared relatively, smaller
+	// ones against that magnitude (float rounding of a sum scales with the
+	// sum's terms, not with its result, so near-zero results would
+	// otherwise dominate).
 	MaxRel float64
 	// Worst names the output (and seed) with the largest relative error.
 	Worst string
@@ -45,6 +48,12 @@ func (r VerifyResult) String() string {
 // compares their outputs position by position. Both models must have
 // static shapes and matching input and output signatures.
 func Verify(be Backend, a, b *graph.Model, opts VerifyOptions) (VerifyResult, error) {
+	return VerifyPair(be, a, be, b, opts)
+}
+
+// VerifyPair is Verify with model a run on backend beA and model b on beB;
+// with a == b it checks two backends against each other.
+func VerifyPair(beA Backend, a *graph.Model, beB Backend, b *graph.Model, opts VerifyOptions) (VerifyResult, error) {
 	if opts.Seeds <= 0 {
 		opts.Seeds = 3
 	}
@@ -57,12 +66,12 @@ func Verify(be Backend, a, b *graph.Model, opts VerifyOptions) (VerifyResult, er
 	if err := sameSignature(a.Graph, b.Graph); err != nil {
 		return VerifyResult{}, err
 	}
-	sa, err := be.Load(a)
+	sa, err := beA.Load(a)
 	if err != nil {
 		return VerifyResult{}, fmt.Errorf("first model: %w", err)
 	}
 	defer sa.Close()
-	sb, err := be.Load(b)
+	sb, err := beB.Load(b)
 	if err != nil {
 		return VerifyResult{}, fmt.Errorf("second model: %w", err)
 	}
@@ -167,7 +176,7 @@ func compareTensors(x, y *graph.Tensor) (abs, rel float64, bad bool, err error) 
 			ss += v * v
 		}
 	}
-	floor := 1e-3 * math.Sqrt(ss/math.Max(1, float64(len(b))))
+	floor := math.Sqrt(ss / math.Max(1, float64(len(b))))
 	if floor == 0 {
 		floor = 1e-30
 	}

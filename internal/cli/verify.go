@@ -28,8 +28,8 @@ func NewCmdVerify(s IO, runF func(*verifyOptions) error) *cobra.Command {
 		Short: "Check that two models compute the same function",
 		Long: `verify runs both models on the same seeded random inputs (several seeds) on each
 runtime and compares their outputs. The relative error of an element is
-|a-b| / max(|b|, 1e-3 * rms(b)); the command exits non-zero when the largest one
-exceeds --tolerance on any runtime.`,
+|a-b| / max(|b|, rms(b)), with rms(b) the root-mean-square of that output; the
+command exits non-zero when the largest one exceeds --tolerance on any runtime.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.A, opts.B = args[0], args[1]
