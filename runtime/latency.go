@@ -49,8 +49,14 @@ type Measured struct {
 // Name returns the backend's name.
 func (m *Measured) Name() string { return m.Backend.Name() }
 
-// Latency loads and times the model.
+// measureMu serialises timing within the process: two models timed at
+// once on a 2-core machine would slow each other down.
+var measureMu sync.Mutex
+
+// Latency loads and times the model. Timings in one process never overlap.
 func (m *Measured) Latency(model *graph.Model) (Stats, error) {
+	measureMu.Lock()
+	defer measureMu.Unlock()
 	s, err := m.Backend.Load(model)
 	if err != nil {
 		return Stats{}, err

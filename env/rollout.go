@@ -1,0 +1,76 @@
+package env
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// Episode summarises one rollout.
+type Episode struct {
+	Seed   uint64
+	Return float64
+	Steps  int
+	// StopReason is "no-op", "no candidates" or "horizon".
+	StopReason string
+	// InitialLatency and FinalLatency are the first and last measured
+	// latencies; BestLatency the lowest measured.
+	InitialLatency, FinalLatency, BestLatency time.Duration
+	// Best is the graph with BestLatency.
+	Best *graph.Graph
+	// Applied lists the rules applied in order.
+	Applied []string
+	Elapsed time.Duration
+}
+
+// Speedup returns InitialLatency / BestLatency.
+func (ep Episode) Speedup() float64 {
+	if ep.BestLatency <= 0 {
+		return 1
+	}
+	return float64(ep.InitialLatency) / float64(ep.BestLatency)
+}
+
+// Rollout runs one episode of agent a in e from Reset(seed). A Learner
+// agent is told every transition.
+func Rollout(e *Env, a Agent, seed uint64) (Episode, error) {
+	start := time.Now()
+	obs, info, err := e.Reset(seed)
+	if err != nil {
+		return Episode{}, err
+	}
+	ep := Episode{Seed: seed, InitialLatency: info.InitialLatency, FinalLatency: info.InitialLatency}
+	learner, _ := a.(Learner)
+	for {
+		act := a.Act(obs)
+		next, r, term, trunc, info, err := e.Step(act)
+		if err != nil {
+			return ep, fmt.Errorf("episode seed %d, step %d: %w", seed, ep.Steps+1, err)
+		}
+		ep.Return += r
+		ep.Steps++
+		if info.Measured {
+			ep.FinalLatency = info.Latency
+		}
+		if learner != nil {
+			learner.Observe(Transition{Obs: obs, Action: act, Reward: r, Next: next, Terminated: term, Truncated: trunc, Info: info})
+		}
+		obs = next
+		if term || trunc {
+			switch {
+			case info.NoOp:
+				ep.StopReason = "no-op"
+			case term:
+				ep.StopReason = "no candidates"
+			default:
+				ep.StopReason = "horizon"
+			}
+			break
+		}
+	}
+	ep.Best, ep.BestLatency = e.Best()
+	ep.Applied = e.Applied()
+	ep.Elapsed = time.Since(start)
+	return ep, nil
+}
