@@ -7,88 +7,17 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/runtime"
+	"github.com/xrl-dev/xrl/internal/xrltest"
 )
-
-// dropRewriter is a small real rewriter for tests: every Identity node and
-// every Relu fed by a Relu can be removed (its consumers read its input).
-type dropRewriter struct{}
-
-func (dropRewriter) Candidates(g *graph.Graph) ([]Candidate, error) {
-	prod := g.Producers()
-	var out []Candidate
-	seen := map[graph.Hash]bool{g.CanonicalHash(): true}
-	for i, n := range g.Nodes {
-		rule := ""
-		switch {
-		case n.Op == "Identity":
-			rule = "drop-identity"
-		case n.Op == "Relu" && prod[n.Inputs[0]] != nil && prod[n.Inputs[0]].Op == "Relu":
-			rule = "relu-idempotent"
-		default:
-			continue
-		}
-		c := g.Clone()
-		victim := c.Nodes[i]
-		in, out0 := victim.Inputs[0], victim.Outputs[0]
-		isOutput := false
-		for _, o := range g.Outputs {
-			if o == n.Outputs[0] {
-				isOutput = true
-			}
-		}
-		if isOutput {
-			continue // keep graph outputs produced by a node
-		}
-		c.Nodes = append(c.Nodes[:i:i], c.Nodes[i+1:]...)
-		for _, m := range c.Nodes {
-			for k, v := range m.Inputs {
-				if v == out0 {
-					m.Inputs[k] = in
-				}
-			}
-		}
-		if h := c.CanonicalHash(); !seen[h] {
-			seen[h] = true
-			out = append(out, Candidate{Graph: c, Rule: rule})
-		}
-	}
-	return out, nil
-}
-
-// nodeLatency is a deterministic latency model: 1µs per node.
-type nodeLatency struct{ calls int }
-
-func (*nodeLatency) Name() string { return "nodes" }
-func (l *nodeLatency) Latency(m *graph.Model) (runtime.Stats, error) {
-	l.calls++
-	d := time.Duration(len(m.Graph.Nodes)) * time.Microsecond
-	return runtime.Stats{N: 1, Median: d}, nil
-}
-
-func chainModel(t testing.TB, ops ...string) *graph.Model {
-	t.Helper()
-	b := graph.NewBuilder("chain")
-	x := b.Input("x", graph.Float32, 2, 8)
-	for _, op := range ops {
-		x = b.Op(op, []*graph.Value{x}, nil)
-	}
-	b.Output(b.Op("Sigmoid", []*graph.Value{x}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
-}
 
 func newTestEnv(t testing.TB, cfg Config) *Env {
 	t.Helper()
 	if cfg.Model == nil {
-		cfg.Model = chainModel(t, "Identity", "Relu", "Relu", "Identity", "Relu", "Relu", "Tanh")
+		cfg.Model = xrltest.ChainModel(t, "Identity", "Relu", "Relu", "Identity", "Relu", "Relu", "Tanh")
 	}
-	cfg.Rewriter = dropRewriter{}
+	cfg.Rewriter = xrltest.DropRewriter{}
 	if cfg.Latency == nil {
-		cfg.Latency = &nodeLatency{}
+		cfg.Latency = &xrltest.NodeLatency{}
 	}
 	e, err := New(cfg)
 	if err != nil {
@@ -148,7 +77,7 @@ func TestRewardsFollowEq2(t *testing.T) {
 
 func TestTerminationAndTruncation(t *testing.T) {
 	// Without candidates the episode ends at the first step that leaves none.
-	e := newTestEnv(t, Config{Model: chainModel(t, "Identity", "Tanh")})
+	e := newTestEnv(t, Config{Model: xrltest.ChainModel(t, "Identity", "Tanh")})
 	_, info, err := e.Reset(3)
 	if err != nil || info.Candidates != 1 {
 		t.Fatalf("%+v %v", info, err)
@@ -214,7 +143,7 @@ func TestInvalidActions(t *testing.T) {
 
 func TestAgentsAndVec(t *testing.T) {
 	e := newTestEnv(t, Config{})
-	greedy := &GreedyAgent{Env: e, Latency: &nodeLatency{}}
+	greedy := &GreedyAgent{Env: e, Latency: &xrltest.NodeLatency{}}
 	ep, err := Rollout(e, greedy, 1)
 	if err != nil || greedy.Err != nil {
 		t.Fatal(err, greedy.Err)
@@ -249,7 +178,7 @@ func TestAgentsAndVec(t *testing.T) {
 }
 
 func TestEncodeGraph(t *testing.T) {
-	m := chainModel(t, "Relu")
+	m := xrltest.ChainModel(t, "Relu")
 	gt := EncodeGraph(m.Graph)
 	if err := gt.Check(); err != nil {
 		t.Fatal(err)

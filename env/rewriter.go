@@ -1,19 +1,9 @@
 package env
 
-import "github.com/xrl-dev/xrl/graph"
+import "github.com/xrl-dev/xrl/rewrite"
 
-// Candidate is one rewrite of the current graph.
-type Candidate struct {
-	// Graph is the rewritten graph (static shapes, validated).
-	Graph *graph.Graph
-	// Rule names the rewrite rule that produced it.
-	Rule string
-}
+// Candidate is one rewrite of the current graph (see rewrite.Candidate).
+type Candidate = rewrite.Candidate
 
-// Rewriter proposes the rewrites of a graph. Package rewrite provides the
-// rule-based implementation; tests and other search spaces may plug in
-// their own. Candidates must be deterministic for a given graph, free of
-// duplicates (by canonical hash), and different from g.
-type Rewriter interface {
-	Candidates(g *graph.Graph) ([]Candidate, error)
-}
+// Rewriter proposes the rewrites of a graph (see rewrite.Rewriter).
+type Rewriter = rewrite.Rewriter

@@ -1,0 +1,19 @@
+package rewrite
+
+import "github.com/xrl-dev/xrl/graph"
+
+// Candidate is one rewrite of a graph.
+type Candidate struct {
+	// Graph is the rewritten graph (static shapes, validated).
+	Graph *graph.Graph
+	// Rule names the rewrite rule that produced it.
+	Rule string
+}
+
+// Rewriter proposes the rewrites of a graph. Engine is the rule-based
+// implementation; tests and other search spaces may plug in their own.
+// Candidates must be deterministic for a given graph, free of duplicates
+// (by canonical hash), and different from g.
+type Rewriter interface {
+	Candidates(g *graph.Graph) ([]Candidate, error)
+}

@@ -1,0 +1,302 @@
+package search
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/runtime"
+)
+
+// Options configures a search run.
+type Options struct {
+	// Budget bounds the steps: greedy and random steps taken, best-first
+	// queue pops (default 100 for best-first and random, 1000 for greedy).
+	Budget int
+	// Alpha keeps graphs costing less than Alpha x best in the best-first
+	// queue (default 1.05; TASO uses 1.0-1.05).
+	Alpha float64
+	// MaxGrowth caps graph size at MaxGrowth x the start's node count
+	// (default 2, as TASO).
+	MaxGrowth float64
+	// TimeLimit stops the run early (0 = none).
+	TimeLimit time.Duration
+	// Seed drives the random walk.
+	Seed uint64
+	// Progress, if set, is called after every step with the step number
+	// and the best latency so far.
+	Progress func(step int, best time.Duration)
+}
+
+// Problem is what every algorithm optimises: a start model, the rewriter
+// that proposes candidates and the latency model that scores graphs.
+type Problem struct {
+	Model    *graph.Model
+	Rewriter rewrite.Rewriter
+	Latency  runtime.LatencyModel
+}
+
+func (p *Problem) latency(g *graph.Graph, res *Result) (time.Duration, error) {
+	m := *p.Model
+	m.Graph = g
+	res.Evaluations++
+	st, err := p.Latency.Latency(&m)
+	if err != nil {
+		return 0, err
+	}
+	return st.Median, nil
+}
+
+func (p *Problem) start(name string) (*Result, time.Time, error) {
+	t0 := time.Now()
+	res := &Result{Algorithm: name, Best: p.Model.Graph, Rules: map[string]*RuleStats{}}
+	l, err := p.latency(p.Model.Graph, res)
+	if err != nil {
+		return nil, t0, fmt.Errorf("%s: measuring the start graph: %w", name, err)
+	}
+	res.InitialLatency, res.BestLatency = l, l
+	return res, t0, nil
+}
+
+func (p *Problem) candidates(g *graph.Graph, res *Result, limit int) ([]rewrite.Candidate, error) {
+	cands, err := p.Rewriter.Candidates(g)
+	if err != nil {
+		return nil, err
+	}
+	kept := cands[:0:0]
+	for _, c := range cands {
+		res.rule(c.Rule).Candidates++
+		if limit <= 0 || len(c.Graph.Nodes) <= limit {
+			kept = append(kept, c)
+		}
+	}
+	return kept, nil
+}
+
+func (o Options) sizeLimit(g *graph.Graph) int {
+	growth := o.MaxGrowth
+	if growth <= 0 {
+		growth = 2
+	}
+	return int(growth * float64(len(g.Nodes)))
+}
+
+func timeUp(o Options, t0 time.Time) bool {
+	return o.TimeLimit > 0 && time.Since(t0) >= o.TimeLimit
+}
+
+// Greedy repeatedly applies the candidate with the lowest latency while it
+// improves on the current graph.
+func Greedy(p *Problem, o Options) (*Result, error) {
+	if o.Budget <= 0 {
+		o.Budget = 1000
+	}
+	res, t0, err := p.start("greedy")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { res.Elapsed = time.Since(t0) }()
+	limit := o.sizeLimit(p.Model.Graph)
+	cur, curLat := p.Model.Graph, res.InitialLatency
+	var path []string
+	for {
+		if res.Steps >= o.Budget {
+			res.StopReason = StopBudget
+			break
+		}
+		if timeUp(o, t0) {
+			res.StopReason = StopTimeLimit
+			break
+		}
+		cands, err := p.candidates(cur, res, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(cands) == 0 {
+			res.StopReason = StopNoCandidates
+			break
+		}
+		bestI, bestLat := -1, curLat
+		for i, c := range cands {
+			l, err := p.latency(c.Graph, res)
+			if err != nil {
+				return nil, fmt.Errorf("greedy: candidate of rule %s: %w", c.Rule, err)
+			}
+			if l < bestLat {
+				bestI, bestLat = i, l
+			}
+		}
+		if bestI < 0 {
+			res.StopReason = StopNoImprovement
+			break
+		}
+		cur, curLat = cands[bestI].Graph, bestLat
+		path = append(path, cands[bestI].Rule)
+		res.Steps++
+		res.Best, res.BestLatency = cur, curLat
+		if o.Progress != nil {
+			o.Progress(res.Steps, res.BestLatency)
+		}
+	}
+	res.setPath(path)
+	return res, nil
+}
+
+// queued is a graph waiting in the best-first queue.
+type queued struct {
+	g    *graph.Graph
+	lat  time.Duration
+	path []string
+	seq  int // insertion order, to break ties deterministically
+}
+
+type pq []*queued
+
+func (q pq) Len() int { return len(q) }
+func (q pq) Less(i, j int) bool {
+	if q[i].lat != q[j].lat {
+		return q[i].lat < q[j].lat
+	}
+	return q[i].seq < q[j].seq
+}
+func (q pq) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *pq) Push(x any)   { *q = append(*q, x.(*queued)) }
+func (q *pq) Pop() any {
+	old := *q
+	x := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return x
+}
+
+// BestFirst is TASO's search: a priority queue of graphs ordered by
+// latency; each pop expands a graph's candidates, keeping unseen ones whose
+// latency is below Alpha x the best so far (the best before the candidate
+// itself is counted) and whose size is within
+// MaxGrowth x the start's; it stops when the queue is empty or after
+// Budget pops.
+func BestFirst(p *Problem, o Options) (*Result, error) {
+	if o.Budget <= 0 {
+		o.Budget = 100
+	}
+	if o.Alpha <= 0 {
+		o.Alpha = 1.05
+	}
+	res, t0, err := p.start("taso")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { res.Elapsed = time.Since(t0) }()
+	limit := o.sizeLimit(p.Model.Graph)
+	seen := map[graph.Hash]bool{p.Model.Graph.CanonicalHash(): true}
+	q := &pq{{g: p.Model.Graph, lat: res.InitialLatency}}
+	seq := 1
+	var bestPath []string
+	for {
+		if q.Len() == 0 {
+			res.StopReason = StopQueueEmpty
+			break
+		}
+		if res.Steps >= o.Budget {
+			res.StopReason = StopBudget
+			break
+		}
+		if timeUp(o, t0) {
+			res.StopReason = StopTimeLimit
+			break
+		}
+		item := heap.Pop(q).(*queued)
+		res.Steps++
+		cands, err := p.candidates(item.g, res, limit)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cands {
+			h := c.Graph.CanonicalHash()
+			if seen[h] {
+				continue
+			}
+			seen[h] = true
+			l, err := p.latency(c.Graph, res)
+			if err != nil {
+				return nil, fmt.Errorf("taso: candidate of rule %s: %w", c.Rule, err)
+			}
+			path := append(append([]string(nil), item.path...), c.Rule)
+			// Compared with the best before this candidate, so that a new
+			// best graph is always queued, even with Alpha = 1.
+			if float64(l) < o.Alpha*float64(res.BestLatency) {
+				heap.Push(q, &queued{g: c.Graph, lat: l, path: path, seq: seq})
+				seq++
+			}
+			if l < res.BestLatency {
+				res.Best, res.BestLatency, bestPath = c.Graph, l, path
+			}
+		}
+		if o.Progress != nil {
+			o.Progress(res.Steps, res.BestLatency)
+		}
+	}
+	res.setPath(bestPath)
+	return res, nil
+}
+
+// RandomWalk applies uniformly random candidates for Budget steps (or until
+// none is left) and returns the fastest graph visited.
+func RandomWalk(p *Problem, o Options) (*Result, error) {
+	if o.Budget <= 0 {
+		o.Budget = 100
+	}
+	res, t0, err := p.start("random")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { res.Elapsed = time.Since(t0) }()
+	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
+	limit := o.sizeLimit(p.Model.Graph)
+	cur := p.Model.Graph
+	var path, bestPath []string
+	for {
+		if res.Steps >= o.Budget {
+			res.StopReason = StopBudget
+			break
+		}
+		if timeUp(o, t0) {
+			res.StopReason = StopTimeLimit
+			break
+		}
+		cands, err := p.candidates(cur, res, limit)
+		if err != nil {
+			return nil, err
+		}
+		if len(cands) == 0 {
+			res.StopReason = StopNoCandidates
+			break
+		}
+		c := cands[rng.IntN(len(cands))]
+		cur = c.Graph
+		path = append(path, c.Rule)
+		res.Steps++
+		l, err := p.latency(cur, res)
+		if err != nil {
+			return nil, fmt.Errorf("random: %w", err)
+		}
+		if l < res.BestLatency {
+			res.Best, res.BestLatency = cur, l
+			bestPath = append([]string(nil), path...)
+		}
+		if o.Progress != nil {
+			o.Progress(res.Steps, res.BestLatency)
+		}
+	}
+	res.setPath(bestPath)
+	return res, nil
+}
+
+// Algorithms maps the --search names to their functions.
+var Algorithms = map[string]func(*Problem, Options) (*Result, error){
+	"greedy": Greedy,
+	"taso":   BestFirst,
+	"random": RandomWalk,
+}
