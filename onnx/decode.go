@@ -81,16 +81,45 @@ func decode(data []byte, opts DecodeOptions) (*graph.Model, error) {
 		m.Extra = b
 	}
 	opset := m.Opset("")
-	d := &decoder{
-		opset: opset,
-		irOK:  opset >= minIROpset && opset <= maxIROpset,
-		ext:   newExternalReader(opts.BaseDir),
+	ext := newExternalReader(opts.BaseDir)
+	newDecoder := func(strict bool) *decoder {
+		return &decoder{
+			opset:  opset,
+			irOK:   opset >= minLegacyOpset && opset <= maxIROpset,
+			legacy: opset < minIROpset,
+			strict: strict,
+			ext:    ext,
+		}
 	}
+	d := newDecoder(false)
 	m.Graph, err = d.graph(mp.Graph)
 	if err != nil {
 		return nil, err
 	}
+	if d.irOK && d.legacy && mixedDefaultDomain(m.Graph) {
+		// The export cannot raise this model's opset past its opaque
+		// nodes, so it will write IR nodes in the old form: import again,
+		// keeping only nodes that survive that.
+		if m.Graph, err = newDecoder(true).graph(mp.Graph); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// mixedDefaultDomain reports whether g has both IR nodes and opaque
+// default-domain nodes.
+func mixedDefaultDomain(g *graph.Graph) bool {
+	ir, opaque := false, false
+	for _, n := range g.Nodes {
+		switch {
+		case !n.IsOpaque():
+			ir = true
+		case isDefaultDomain(n.Domain):
+			opaque = true
+		}
+	}
+	return ir && opaque
 }
 
 // newExternalReader reads external tensor data relative to dir.

@@ -12,9 +12,11 @@ import (
 
 // decoder converts one GraphProto.
 type decoder struct {
-	opset int64 // default-domain opset of the model (0 when not imported)
-	irOK  bool  // opset is one whose operators the codec converts
-	ext   externalReader
+	opset  int64 // default-domain opset of the model (0 when not imported)
+	irOK   bool  // opset is one whose operators the codec converts
+	legacy bool  // opset is below 9: nodes are upgraded first (legacy_import.go)
+	strict bool  // legacy nodes must also be writable at opset (the export cannot raise it)
+	ext    externalReader
 
 	g      *graph.Graph
 	values map[string]*graph.Value // by ONNX name
@@ -204,8 +206,14 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 			outs[i] = d.values[name]
 		}
 	}
-	if d.irOK && (np.GetDomain() == "" || np.GetDomain() == "ai.onnx") {
-		nodes, err := d.irNodes(np, ins, outs)
+	if d.irOK && isDefaultDomain(np.GetDomain()) {
+		var nodes []*graph.Node
+		var err error
+		if d.legacy {
+			nodes, err = d.legacyNodes(np, ins, outs)
+		} else {
+			nodes, err = d.irNodes(np, ins, outs, d.opset)
+		}
 		if err != nil {
 			return fmt.Errorf("node %q (%s): %w", np.GetName(), np.GetOpType(), err)
 		}
@@ -232,3 +240,6 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 	d.g.Nodes = append(d.g.Nodes, n)
 	return nil
 }
+
+// isDefaultDomain reports whether domain names the default ONNX domain.
+func isDefaultDomain(domain string) bool { return domain == "" || domain == "ai.onnx" }

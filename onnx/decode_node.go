@@ -9,17 +9,17 @@ import (
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
 )
 
-// irNodes converts a default-domain NodeProto whose op has a schema to IR
-// nodes. It returns nil (and no error) when the node must stay opaque: the
-// op is unknown, an attribute is not in the schema or has another kind,
-// the arity is wrong, or writing the IR node back at the model's opset
-// would not reproduce the original node exactly.
-func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([]*graph.Node, error) {
+// irNodes converts a default-domain NodeProto of opset 9 or later whose op
+// has a schema to IR nodes. It returns nil (and no error) when the node
+// must stay opaque: the op is unknown, an attribute is not in the schema or
+// has another kind, the arity is wrong, or writing the IR node back at
+// opset would not reproduce the original node exactly.
+func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value, opset int64) ([]*graph.Node, error) {
 	s := graph.Lookup(np.GetDomain(), np.GetOpType())
 	if s == nil || len(np.ProtoReflect().GetUnknown()) > 0 {
 		return nil, nil
 	}
-	if softmaxFamily[s.Op] && d.opset < 13 {
+	if softmaxFamily[s.Op] && opset < 13 {
 		return d.softmaxOld(np, ins, outs, s)
 	}
 	n := &graph.Node{
@@ -27,7 +27,7 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([]*gr
 		Outputs: outs, Attrs: graph.Attrs{},
 	}
 	inputs := append([]*graph.Value(nil), ins...)
-	resize10 := s.Op == "Resize" && d.opset < 11
+	resize10 := s.Op == "Resize" && opset < 11
 	if resize10 {
 		if len(inputs) != 2 || inputs[1] == nil {
 			return nil, nil
@@ -36,7 +36,7 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([]*gr
 	}
 	active := map[string]graph.AttrInput{}
 	for _, ai := range s.AttrInputs {
-		if d.opset < ai.Since {
+		if opset < ai.Since {
 			active[ai.Attr] = ai
 		}
 	}
@@ -72,7 +72,7 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([]*gr
 		n.Attrs[name] = a
 	}
 	for _, ai := range s.AttrInputs {
-		if d.opset >= ai.Since {
+		if opset >= ai.Since {
 			continue
 		}
 		if ai.Input < len(inputs) && inputs[ai.Input] != nil {
@@ -114,7 +114,7 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([]*gr
 	if !arityOK(n, s) {
 		return nil, nil
 	}
-	re, err := irNodeProto(n, d.opset, checkNames{})
+	re, err := irNodeProto(n, opset, checkNames{})
 	if err != nil || !sameNode(np, kept, re) {
 		return nil, nil
 	}

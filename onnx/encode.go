@@ -123,6 +123,9 @@ func buildModel(m *graph.Model, ext externalPolicy) (*onnxpb.ModelProto, []exter
 	if err != nil {
 		return nil, nil, err
 	}
+	if mp.GetIrVersion() < initializersApartSince && initializersApart(mp.Graph) {
+		mp.IrVersion = proto.Int64(initializersApartSince)
+	}
 	if len(m.Extra) > 0 {
 		extra := new(onnxpb.ModelProto)
 		if err := proto.Unmarshal(m.Extra, extra); err != nil {
@@ -131,6 +134,25 @@ func buildModel(m *graph.Model, ext externalPolicy) (*onnxpb.ModelProto, []exter
 		proto.Merge(mp, extra)
 	}
 	return mp, e.external, nil
+}
+
+// initializersApartSince is the IR version from which initializers need
+// not be listed among the graph inputs.
+const initializersApartSince = 4
+
+// initializersApart reports whether g has an initializer that is not a
+// graph input (constants a rewrite added to a model of IR version 3, say).
+func initializersApart(g *onnxpb.GraphProto) bool {
+	inputs := map[string]bool{}
+	for _, vi := range g.Input {
+		inputs[vi.GetName()] = true
+	}
+	for _, tp := range g.Initializer {
+		if !inputs[tp.GetName()] {
+			return true
+		}
+	}
+	return false
 }
 
 // usesDefaultDomain reports whether g has a node of the default domain.
@@ -146,9 +168,14 @@ func usesDefaultDomain(g *graph.Graph) bool {
 // targetOpset returns the default-domain opset to write g at: opset, or
 // the lowest higher one every IR node can be written in. Raising is
 // refused when an opaque default-domain node would be carried along.
+// Models below opset 9 without such nodes are raised to at least 9, the
+// form their IR nodes were imported in.
 func targetOpset(g *graph.Graph, opset int64) (int64, error) {
 	target := opset
 	var why *raiseError
+	if opset >= minLegacyOpset && opset < minIROpset && raisable(g) {
+		target = minIROpset
+	}
 	// A node may need several raises (one requirement per attribute or
 	// input); iterate until every node can be written at the target.
 	for {
@@ -172,9 +199,23 @@ func targetOpset(g *graph.Graph, opset int64) (int64, error) {
 		return opset, nil
 	}
 	for _, n := range g.Nodes {
-		if n.IsOpaque() && (n.Domain == "" || n.Domain == "ai.onnx") {
+		if n.IsOpaque() && isDefaultDomain(n.Domain) {
 			return 0, fmt.Errorf("cannot raise the model from opset %d to %d (%v): opaque %v cannot be converted", opset, target, why, n)
 		}
 	}
 	return target, nil
+}
+
+// raisable reports whether g has IR nodes and no opaque default-domain
+// node, so that its default-domain opset can be changed freely.
+func raisable(g *graph.Graph) bool {
+	ir := false
+	for _, n := range g.Nodes {
+		if !n.IsOpaque() {
+			ir = true
+		} else if isDefaultDomain(n.Domain) {
+			return false
+		}
+	}
+	return ir
 }

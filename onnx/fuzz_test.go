@@ -22,6 +22,11 @@ var fuzzSeeds = []string{
 	"simple/test_sequence_model1/model.onnx",
 	"simple/test_gradient_of_add/model.onnx",
 	"pytorch-converted/test_Conv2d/model.onnx",
+	"pytorch-converted/test_PixelShuffle/model.onnx",
+	"pytorch-converted/test_BatchNorm2d_eval/model.onnx",
+	"pytorch-operator/test_operator_add_broadcast/model.onnx",
+	"pytorch-operator/test_operator_basic/model.onnx",
+	"node/test_globalaveragepool/model.onnx",
 }
 
 // FuzzDecode checks that Decode never panics and that every model it

@@ -64,7 +64,7 @@ save('cyclic', [helper.make_node('Add', ['x', 'b'], ['a'], name='n1'), helper.ma
      [vi('x', [1])], [vi('a', [1])], 13)
 save('unsorted', [helper.make_node('Neg', ['a'], ['y'], name='second'), helper.make_node('Relu', ['x'], ['a'], name='first')],
      [vi('x', [1])], [vi('y', [1])], 13)
-save('old6', [helper.make_node('Relu', ['x'], ['y'], name='r')], [vi('x', [1])], [vi('y', [1])], 6)
+save('new22', [helper.make_node('Relu', ['x'], ['y'], name='r')], [vi('x', [1])], [vi('y', [1])], 22)
 fn = helper.make_function('com.local', 'MyRelu', ['a'], ['b'], [helper.make_node('Relu', ['a'], ['b'])],
                           [helper.make_opsetid('', 13)])
 sp = helper.make_sparse_tensor(numpy_helper.from_array(np.array([5.0], dtype=np.float32), 'sp'),
@@ -306,10 +306,10 @@ func TestHelperModels(t *testing.T) {
 			t.Errorf("encode error %v, want a cycle error", err)
 		}
 	})
-	t.Run("opset 6 is all opaque", func(t *testing.T) {
-		m := load(t, "old6")
+	t.Run("opset 22 is all opaque", func(t *testing.T) {
+		m := load(t, "new22")
 		if !m.Graph.Nodes[0].IsOpaque() {
-			t.Errorf("opset-6 node imported as IR")
+			t.Errorf("opset-22 node imported as IR")
 		}
 		roundTrip(t, m)
 	})

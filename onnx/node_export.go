@@ -52,8 +52,8 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 	raise := func(o int64, format string, args ...any) error {
 		return &raiseError{Node: n, Opset: o, Why: fmt.Sprintf(format, args...)}
 	}
-	if opset < s.MinOpset {
-		return nil, raise(s.MinOpset, "op %s exists in this form from opset %d", n.Op, s.MinOpset)
+	if err := opExists(n, s, opset, raise); err != nil {
+		return nil, err
 	}
 	ins := append([]*graph.Value(nil), n.Inputs...)
 	attrs := make(graph.Attrs, len(n.Attrs))
@@ -90,7 +90,7 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 		}
 	}
 
-	for _, ai := range s.AttrInputs {
+	for _, ai := range attrInputs(s) {
 		if opset >= ai.Since {
 			continue
 		}
@@ -132,6 +132,16 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 			continue
 		}
 		return nil, raise(since, "attribute %s exists from opset %d", name, since)
+	}
+	for i := range n.Outputs {
+		if since, ok := outputSince[n.Op][i]; ok && opset < since && n.Outputs[i] != nil {
+			return nil, raise(since, "output %d exists from opset %d", i, since)
+		}
+	}
+	if opset < minIROpset {
+		if err := legacyForm(n, opset, attrs, raise); err != nil {
+			return nil, err
+		}
 	}
 
 	np := &onnxpb.NodeProto{OpType: proto.String(n.Op)}

@@ -4,23 +4,27 @@ import "github.com/xrl-dev/xrl/graph"
 
 // Operator history the codec needs beyond graph.OpSchema.AttrInputs. The
 // IR uses the newest form of each operator; these tables say what older
-// default-domain opsets (9 and later) lacked.
+// default-domain opsets lacked. Opsets 9 and later are written in each
+// operator's form of that opset; opsets 1 to 8 are handled by converting
+// nodes to their opset-9 form first (legacy_tables.go, legacy_import.go,
+// legacy_export.go).
 
 // Range of default-domain opsets whose operators the codec converts to IR
 // nodes. Models importing another version keep every node opaque.
 const (
-	minIROpset = 9
-	maxIROpset = 21
+	minLegacyOpset = 1
+	minIROpset     = 9
+	maxIROpset     = 21
 )
 
-// attrSince lists attributes added after opset 9: below the given opset
+// attrSince lists attributes added after opset 1: below the given opset
 // the attribute must be absent, or equal to its schema default (which is
 // what the older operator did), to be written.
 var attrSince = map[string]map[string]int64{
 	"ArgMax":             {"select_last_index": 12},
 	"ArgMin":             {"select_last_index": 12},
-	"AveragePool":        {"ceil_mode": 10, "dilations": 19},
-	"MaxPool":            {"ceil_mode": 10, "dilations": 10},
+	"AveragePool":        {"ceil_mode": 10, "dilations": 19, "count_include_pad": 7},
+	"MaxPool":            {"ceil_mode": 10, "dilations": 10, "storage_order": 8},
 	"LpPool":             {"ceil_mode": 18, "dilations": 18},
 	"BatchNormalization": {"training_mode": 14},
 	"Cast":               {"saturate": 19},
@@ -61,6 +65,16 @@ var inputSince = map[string]map[int]int64{
 	"Slice":   {4: 10},
 }
 
+// outputSince lists optional outputs (by position) that an operator has
+// only from the given opset on; below it they must be absent. Dropout's
+// mask had the input's type before opset 10 (the IR's mask is bool), and
+// BatchNormalization's extra outputs meant training mode before opset 14.
+var outputSince = map[string]map[int]int64{
+	"MaxPool":            {1: 8},
+	"Dropout":            {1: 10},
+	"BatchNormalization": {1: 14, 2: 14, 3: 14, 4: 14},
+}
+
 // requiredBefore lists optional inputs that were required before an
 // opset: below it an IR node without the input cannot be written.
 var requiredBefore = map[string]map[int]int64{
@@ -72,7 +86,7 @@ var requiredBefore = map[string]map[int]int64{
 // the IR operator; the codec drops them on import. keep reports whether
 // the value is one the IR can ignore.
 var obsoleteAttrs = map[string]map[string]func(a graph.Attr) bool{
-	"Dropout":            {"is_test": func(graph.Attr) bool { return true }},
+	"Dropout":            {"is_test": func(a graph.Attr) bool { return a.Kind == graph.AttrInt && a.Int == 1 }},
 	"BatchNormalization": {"spatial": func(a graph.Attr) bool { return a.Kind == graph.AttrInt && a.Int == 1 }},
 }
 
