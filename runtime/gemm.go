@@ -46,55 +46,66 @@ func gemm[T floatT](threads int, tA, tB bool, m, n, k int, alpha T, a []T, lda i
 	}
 	tilesN := (n + tileN - 1) / tileN
 	jobs := tilesM * tilesN
-	work := func(lo, hi int) {
-		for job := lo; job < hi; job++ {
-			i0 := (job / tilesN) * gemmTileM
-			j0 := (job % tilesN) * tileN
-			mm := min(gemmTileM, m-i0)
-			nn := min(tileN, n-j0)
-			gemmTile(tA, tB, mm, nn, k, alpha, a, lda, b, ldb, beta, c[i0*ldc+j0:], ldc, i0, j0)
-		}
-	}
+	g := gemmJob[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c,
+		lda: lda, ldb: ldb, ldc: ldc, tileN: tileN, tilesN: tilesN}
 	if chunks(threads, m*n, k) <= 1 || jobs == 1 {
-		work(0, jobs)
+		g.run(0, jobs)
 		return
 	}
-	parallelFor(threads, jobs, m*n*k/jobs, work)
+	gp := new(gemmJob[T])
+	*gp = g
+	parallelFor(threads, jobs, m*n*k/jobs, func(lo, hi int) { gp.run(lo, hi) })
 }
 
-// gemmTile computes one tile whose top-left corner in C is (i0, j0),
-// blocking the shared dimension.
-func gemmTile[T floatT](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc, i0, j0 int) {
+// gemmJob holds one product cut into tiles.
+type gemmJob[T floatT] struct {
+	tA, tB        bool
+	m, n, k       int
+	alpha, beta   T
+	a, b, c       []T
+	lda, ldb, ldc int
+	tileN, tilesN int
+}
+
+// run computes tiles [lo, hi): row tile job/tilesN, column tile
+// job%tilesN, blocking the shared dimension.
+func (g *gemmJob[T]) run(lo, hi int) {
+	for job := lo; job < hi; job++ {
+		i0 := (job / g.tilesN) * gemmTileM
+		j0 := (job % g.tilesN) * g.tileN
+		mm := min(gemmTileM, g.m-i0)
+		nn := min(g.tileN, g.n-j0)
+		for l0 := 0; l0 < g.k; l0 += gemmTileK {
+			bt := g.beta
+			if l0 > 0 {
+				bt = 1
+			}
+			gemmTile(g.tA, g.tB, mm, nn, min(gemmTileK, g.k-l0), g.alpha, g.a, g.lda, g.b, g.ldb, bt, g.c[i0*g.ldc+j0:], g.ldc, i0, j0, l0)
+		}
+	}
+}
+
+// gemmTile computes one tile of at most gemmTileM × gemmTileN (which
+// gonum computes serially) whose top-left corner in C is (i0, j0), over
+// the shared-dimension block starting at l0.
+func gemmTile[T floatT](tA, tB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc, i0, j0, l0 int) {
 	ta, tb := blas.NoTrans, blas.NoTrans
+	var ao, bo int
 	if tA {
-		ta = blas.Trans
+		ta, ao = blas.Trans, l0*lda+i0
+	} else {
+		ao = i0*lda + l0
 	}
 	if tB {
-		tb = blas.Trans
+		tb, bo = blas.Trans, j0*ldb+l0
+	} else {
+		bo = l0*ldb + j0
 	}
-	for l0 := 0; l0 < k; l0 += gemmTileK {
-		kk := min(gemmTileK, k-l0)
-		var ao, bo int
-		if tA {
-			ao = l0*lda + i0
-		} else {
-			ao = i0*lda + l0
-		}
-		if tB {
-			bo = j0*ldb + l0
-		} else {
-			bo = l0*ldb + j0
-		}
-		bt := beta
-		if l0 > 0 {
-			bt = 1
-		}
-		switch aa := any(a).(type) {
-		case []float32:
-			blasImpl.Sgemm(ta, tb, m, n, kk, float32(alpha), aa[ao:], lda, any(b).([]float32)[bo:], ldb, float32(bt), any(c).([]float32), ldc)
-		case []float64:
-			blasImpl.Dgemm(ta, tb, m, n, kk, float64(alpha), aa[ao:], lda, any(b).([]float64)[bo:], ldb, float64(bt), any(c).([]float64), ldc)
-		}
+	switch aa := any(a).(type) {
+	case []float32:
+		blasImpl.Sgemm(ta, tb, m, n, k, float32(alpha), aa[ao:], lda, any(b).([]float32)[bo:], ldb, float32(beta), any(c).([]float32), ldc)
+	case []float64:
+		blasImpl.Dgemm(ta, tb, m, n, k, float64(alpha), aa[ao:], lda, any(b).([]float64)[bo:], ldb, float64(beta), any(c).([]float64), ldc)
 	}
 }
 

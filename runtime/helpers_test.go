@@ -13,8 +13,8 @@ import (
 // in order; those with konst set become initializers (needed for shape
 // parameters), the others graph inputs.
 type opInput struct {
-	t     *graph.Tensor
-	konst bool
+	t      *graph.Tensor
+	konst  bool
 	absent bool
 }
 

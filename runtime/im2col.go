@@ -102,7 +102,9 @@ func im2colRows[T floatT](g *im2colGeo, col, x []T, lo, hi int) {
 				if g.contig {
 					l, h, off := g.wLo[tw], g.wHi[tw], g.wOff[tw]
 					clear(row[:l])
-					copy(row[l:h], src[l+off:h+off])
+					if h > l {
+						copy(row[l:h], src[l+off:h+off])
+					}
 					clear(row[h:])
 					continue
 				}
@@ -125,37 +127,43 @@ func im2colRows[T floatT](g *im2colGeo, col, x []T, lo, hi int) {
 func col2im[T floatT](g *im2colGeo, y, col []T, channels, threads int) {
 	// Channels are independent; split them across workers.
 	work := g.taps * g.outPlane
-	parallelFor(threads, channels, work, func(lo, hi int) {
-		OD, OH, OW := g.out[0], g.out[1], g.out[2]
-		IH, IW := g.in[1], g.in[2]
-		KD, KH, KW := g.k[0], g.k[1], g.k[2]
-		for c := lo; c < hi; c++ {
-			yc := y[c*g.inPlane : (c+1)*g.inPlane]
-			for t := 0; t < g.taps; t++ {
-				tw, th, td := t%KW, (t/KW)%KH, t/(KW*KH)
-				_ = KD
-				src := col[(c*g.taps+t)*g.outPlane : (c*g.taps+t+1)*g.outPlane]
-				tD := g.tbl[0][td*OD : (td+1)*OD]
-				tH := g.tbl[1][th*OH : (th+1)*OH]
-				tW := g.tbl[2][tw*OW : (tw+1)*OW]
-				for od, id := range tD {
-					if id < 0 {
+	if chunks(threads, channels, work) <= 1 {
+		col2imChannels(g, y, col, 0, channels)
+		return
+	}
+	parallelFor(threads, channels, work, func(lo, hi int) { col2imChannels(g, y, col, lo, hi) })
+}
+
+// col2imChannels scatters channels [lo, hi).
+func col2imChannels[T floatT](g *im2colGeo, y, col []T, lo, hi int) {
+	OD, OH, OW := g.out[0], g.out[1], g.out[2]
+	IH, IW := g.in[1], g.in[2]
+	KH, KW := g.k[1], g.k[2]
+	for c := lo; c < hi; c++ {
+		yc := y[c*g.inPlane : (c+1)*g.inPlane]
+		for t := 0; t < g.taps; t++ {
+			tw, th, td := t%KW, (t/KW)%KH, t/(KW*KH)
+			src := col[(c*g.taps+t)*g.outPlane : (c*g.taps+t+1)*g.outPlane]
+			tD := g.tbl[0][td*OD : (td+1)*OD]
+			tH := g.tbl[1][th*OH : (th+1)*OH]
+			tW := g.tbl[2][tw*OW : (tw+1)*OW]
+			for od, id := range tD {
+				if id < 0 {
+					continue
+				}
+				for oh, ih := range tH {
+					if ih < 0 {
 						continue
 					}
-					for oh, ih := range tH {
-						if ih < 0 {
-							continue
-						}
-						row := src[(od*OH+oh)*OW : (od*OH+oh+1)*OW]
-						dst := yc[(id*IH+ih)*IW : (id*IH+ih+1)*IW]
-						for ow, iw := range tW {
-							if iw >= 0 {
-								dst[iw] += row[ow]
-							}
+					row := src[(od*OH+oh)*OW : (od*OH+oh+1)*OW]
+					dst := yc[(id*IH+ih)*IW : (id*IH+ih+1)*IW]
+					for ow, iw := range tW {
+						if iw >= 0 {
+							dst[iw] += row[ow]
 						}
 					}
 				}
 			}
 		}
-	})
+	}
 }

@@ -112,6 +112,9 @@ func (k *binaryKernel) run(rc *runCtx, ins, outs []any) error {
 // binaryRun evaluates d = a op b over a broadcast plan, in parallel for
 // large outputs.
 func binaryRun[T numT](rc *runCtx, p *bcastPlan, op binOp, d, a, b []T) {
+	if p.n == 0 {
+		return
+	}
 	cost := 1
 	if op == opPow {
 		cost = 16
@@ -312,9 +315,9 @@ func divVS[T numT](d, a []T, s T) {
 		}
 		return
 	}
-	r := 1 / s
-	if T(float64(r)*float64(s)) == 1 && isPow2(float64(s)) {
-		// Exact reciprocal: multiplying is bit-identical to dividing.
+	if isPow2(float64(s)) {
+		// 1/s is exact, so multiplying is bit-identical to dividing.
+		r := 1 / s
 		for i := range d {
 			d[i] = a[i] * r
 		}
@@ -325,13 +328,14 @@ func divVS[T numT](d, a []T, s T) {
 	}
 }
 
-// isPow2 reports whether |v| is a power of two (so 1/v is exact).
+// isPow2 reports whether |v| is a power of two of moderate size (so 1/v
+// is exact and finite in float32).
 func isPow2(v float64) bool {
 	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return false
 	}
-	f, _ := math.Frexp(math.Abs(v))
-	return f == 0.5
+	f, e := math.Frexp(math.Abs(v))
+	return f == 0.5 && e > -100 && e < 100
 }
 
 // maxNaN and minNaN propagate NaN like numpy's maximum and minimum.
@@ -380,113 +384,4 @@ func powVS[T numT](d, a []T, s T) {
 			d[i] = powT(a[i], s)
 		}
 	}
-}
-
-// chunks returns how many pieces parallelFor would split a loop into.
-func chunks(threads, n, cost int) int {
-	c := min(threads, n*max(cost, 1)/minParallelWork)
-	return max(c, 1)
-}
-
-func isNumericDT(dt graph.DType) bool { return SupportsDType(dt) && dt != graph.Bool }
-
-func dtOf(v *valInfo) graph.DType {
-	if v == nil {
-		return graph.Undefined
-	}
-	return v.dt
-}
-
-// powKernel is Pow(X, Y): the result has X's dtype; Y may have another
-// numeric dtype and is converted first.
-type powKernel struct {
-	plan   *bcastPlan
-	dt     graph.DType
-	expDT  graph.DType
-	expN   int
-	mixed  bool // Y's dtype differs from X's: convert Y into scratch
-	inpl   []int
-	viaF64 bool // integer base with float exponent: compute in float64
-	xn     int
-	outN   int
-}
-
-func newPowKernel(ni *nodeInfo) (kernel, error) {
-	x, y, out := ni.in(0), ni.in(1), ni.out(0)
-	if !isNumericDT(x.dt) || !isNumericDT(y.dt) {
-		return nil, fmt.Errorf("Pow of %v by %v is not supported by the Go executor", x.dt, y.dt)
-	}
-	k := &powKernel{plan: newBcastPlan(out.shape, x.shape, y.shape), dt: x.dt, expDT: y.dt,
-		expN: y.n, mixed: x.dt != y.dt, xn: x.n, outN: out.n}
-	if slices.Equal(x.shape, out.shape) {
-		k.inpl = []int{0}
-	}
-	if k.mixed && !isFloatDT(x.dt) && isFloatDT(y.dt) {
-		k.viaF64 = true
-	}
-	return k, nil
-}
-
-func (k *powKernel) inPlace() []int { return k.inpl }
-
-func (k *powKernel) scratchBytes() int {
-	if k.viaF64 {
-		return 8 * (words8(8*k.xn) + words8(8*k.expN) + words8(8*k.outN))
-	}
-	if k.mixed {
-		return 8 * words8(k.expN*elemSize(k.dt))
-	}
-	return 0
-}
-
-func (k *powKernel) run(rc *runCtx, ins, outs []any) error {
-	x, y := ins[0], ins[1]
-	if k.viaF64 {
-		xf := scratchView[float64](rc, 0, k.xn)
-		yf := scratchView[float64](rc, 8*words8(8*k.xn), k.expN)
-		of := scratchView[float64](rc, 8*(words8(8*k.xn)+words8(8*k.expN)), k.outN)
-		castData(xf, x)
-		castData(yf, y)
-		binaryRun(rc, k.plan, opPow, of, xf, yf)
-		castData(outs[0], of)
-		return nil
-	}
-	if k.mixed {
-		conv := scratchAny(rc, k.dt, k.expN)
-		castData(conv, y)
-		y = conv
-	}
-	switch d := outs[0].(type) {
-	case []float32:
-		binaryRun(rc, k.plan, opPow, d, x.([]float32), y.([]float32))
-	case []float64:
-		binaryRun(rc, k.plan, opPow, d, x.([]float64), y.([]float64))
-	case []int64:
-		binaryRun(rc, k.plan, opPow, d, x.([]int64), y.([]int64))
-	case []int32:
-		binaryRun(rc, k.plan, opPow, d, x.([]int32), y.([]int32))
-	case []int16:
-		binaryRun(rc, k.plan, opPow, d, x.([]int16), y.([]int16))
-	case []int8:
-		binaryRun(rc, k.plan, opPow, d, x.([]int8), y.([]int8))
-	case []uint64:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint64), y.([]uint64))
-	case []uint32:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint32), y.([]uint32))
-	case []uint16:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint16), y.([]uint16))
-	case []uint8:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint8), y.([]uint8))
-	default:
-		return errDType("Pow", k.dt)
-	}
-	return nil
-}
-
-// scratchAny returns n elements of dtype dt from the start of scratch.
-func scratchAny(rc *runCtx, dt graph.DType, n int) any {
-	if words8(n*elemSize(dt)) > len(rc.scratch) {
-		panic(fmt.Sprintf("runtime: scratch overflow (%d elements of %v)", n, dt))
-	}
-	return viewAs(dt, rc.scratch, n)
 }

@@ -106,39 +106,15 @@ func (k *convKernel) run(rc *runCtx, ins, outs []any) error {
 
 func convRun[T floatT](rc *runCtx, k *convKernel, y, x, w, bias []T) {
 	jobs := k.batch * k.groups
-	kk := k.cg * k.taps
-	colBytes := 8 * words8(k.colElems()*k.elem)
-	job := func(j int, col []T, threads int) {
-		n, g := j/k.groups, j%k.groups
-		xg := x[(n*k.c+g*k.cg)*k.inSp : (n*k.c+(g+1)*k.cg)*k.inSp]
-		yg := y[(n*k.m+g*k.mg)*k.outSp : (n*k.m+(g+1)*k.mg)*k.outSp]
-		wg := w[g*k.mg*kk : (g+1)*k.mg*kk]
-		beta := T(0)
-		if bias != nil {
-			for o := 0; o < k.mg; o++ {
-				v := bias[g*k.mg+o]
-				row := yg[o*k.outSp : (o+1)*k.outSp]
-				for i := range row {
-					row[i] = v
-				}
-			}
-			beta = 1
-		}
-		src := xg
-		if !k.direct {
-			im2col(k.geo, col, xg, k.cg, threads)
-			src = col
-		}
-		gemm(threads, false, false, k.mg, k.outSp, kk, 1, wg, kk, src, k.outSp, beta, yg, k.outSp)
-	}
-	if k.jobPar {
+	if k.jobPar && chunks(rc.threads, jobs, 1<<20) > 1 {
+		colBytes := 8 * words8(k.colElems()*k.elem)
 		parallelForW(rc.threads, jobs, 1<<20, func(worker, lo, hi int) {
 			var col []T
 			if !k.direct {
 				col = scratchView[T](rc, worker*colBytes, k.colElems())
 			}
 			for j := lo; j < hi; j++ {
-				job(j, col, 1)
+				convJob(k, j, col, 1, y, x, w, bias)
 			}
 		})
 		return
@@ -147,7 +123,37 @@ func convRun[T floatT](rc *runCtx, k *convKernel, y, x, w, bias []T) {
 	if !k.direct {
 		col = scratchView[T](rc, 0, k.colElems())
 	}
-	for j := 0; j < jobs; j++ {
-		job(j, col, rc.threads)
+	threads := rc.threads
+	if k.jobPar {
+		threads = 1
 	}
+	for j := 0; j < jobs; j++ {
+		convJob(k, j, col, threads, y, x, w, bias)
+	}
+}
+
+// convJob computes one (batch, group) pair: bias, im2col and the GEMM.
+func convJob[T floatT](k *convKernel, j int, col []T, threads int, y, x, w, bias []T) {
+	kk := k.cg * k.taps
+	n, g := j/k.groups, j%k.groups
+	xg := x[(n*k.c+g*k.cg)*k.inSp : (n*k.c+(g+1)*k.cg)*k.inSp]
+	yg := y[(n*k.m+g*k.mg)*k.outSp : (n*k.m+(g+1)*k.mg)*k.outSp]
+	wg := w[g*k.mg*kk : (g+1)*k.mg*kk]
+	beta := T(0)
+	if bias != nil {
+		for o := 0; o < k.mg; o++ {
+			v := bias[g*k.mg+o]
+			row := yg[o*k.outSp : (o+1)*k.outSp]
+			for i := range row {
+				row[i] = v
+			}
+		}
+		beta = 1
+	}
+	src := xg
+	if !k.direct {
+		im2col(k.geo, col, xg, k.cg, threads)
+		src = col
+	}
+	gemm(threads, false, false, k.mg, k.outSp, kk, 1, wg, kk, src, k.outSp, beta, yg, k.outSp)
 }

@@ -15,13 +15,11 @@ func init() {
 // shared are flattened into one large product; otherwise each batch runs
 // its own product (spread over workers when the products are small).
 type matMulKernel struct {
-	m, n, k   int
-	batches   int
-	aOff      []int // per batch element offset of A
-	bOff      []int // per batch element offset of B
-	flatten   bool  // one product of (batches*m) × k by k × n
-	aN, bN    int
-	threadsIn int
+	m, n, k int
+	batches int
+	aOff    []int // per batch element offset of A
+	bOff    []int // per batch element offset of B
+	flatten bool  // one product of (batches*m) × k by k × n
 }
 
 func newMatMulKernel(ni *nodeInfo) (kernel, error) {
@@ -39,7 +37,7 @@ func newMatMulKernel(ni *nodeInfo) (kernel, error) {
 	if len(bs) == 1 {
 		bs = []int{bs[0], 1}
 	}
-	k := &matMulKernel{m: as[len(as)-2], k: as[len(as)-1], n: bs[len(bs)-1], aN: a.n, bN: b.n}
+	k := &matMulKernel{m: as[len(as)-2], k: as[len(as)-1], n: bs[len(bs)-1]}
 	if bs[len(bs)-2] != k.k {
 		return nil, fmt.Errorf("inner dimensions differ: %s and %s", graph.ShapeString(a.shape), graph.ShapeString(b.shape))
 	}
@@ -83,21 +81,23 @@ func matMulRun[T floatT](rc *runCtx, k *matMulKernel, c, a, b []T) {
 		gemm(rc.threads, false, false, k.batches*k.m, k.n, k.k, 1, a, k.k, b, k.n, 0, c, k.n)
 		return
 	}
-	mn := k.m * k.n
-	one := func(i, threads int) {
-		gemm(threads, false, false, k.m, k.n, k.k, 1, a[k.aOff[i]:], k.k, b[k.bOff[i]:], k.n, 0, c[i*mn:(i+1)*mn], k.n)
-	}
-	work := mn * k.k
+	work := k.m * k.n * k.k
 	if k.batches >= rc.threads && work < 1<<22 {
-		parallelFor(rc.threads, k.batches, work, func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				one(i, 1)
-			}
-		})
+		if chunks(rc.threads, k.batches, work) <= 1 {
+			matMulBatches(k, 0, k.batches, 1, c, a, b)
+			return
+		}
+		parallelFor(rc.threads, k.batches, work, func(lo, hi int) { matMulBatches(k, lo, hi, 1, c, a, b) })
 		return
 	}
-	for i := 0; i < k.batches; i++ {
-		one(i, rc.threads)
+	matMulBatches(k, 0, k.batches, rc.threads, c, a, b)
+}
+
+// matMulBatches runs the products of batches [lo, hi).
+func matMulBatches[T floatT](k *matMulKernel, lo, hi, threads int, c, a, b []T) {
+	mn := k.m * k.n
+	for i := lo; i < hi; i++ {
+		gemm(threads, false, false, k.m, k.n, k.k, 1, a[k.aOff[i]:], k.k, b[k.bOff[i]:], k.n, 0, c[i*mn:(i+1)*mn], k.n)
 	}
 }
 

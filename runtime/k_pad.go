@@ -200,25 +200,28 @@ func (p *tablePlan) run(rc *runCtx, dst, src any) {
 }
 
 func tableRun[W any](rc *runCtx, p *tablePlan, dst, src []W) {
+	L := p.dims[len(p.dims)-1]
+	if chunks(rc.threads, p.n, 2) <= 1 {
+		tableRows(p, dst, src, 0, p.rows)
+		return
+	}
+	parallelFor(rc.threads, p.rows, 2*L, func(lo, hi int) { tableRows(p, dst, src, lo, hi) })
+}
+
+// tableRows gathers output rows [lo, hi).
+func tableRows[W any](p *tablePlan, dst, src []W, lo, hi int) {
 	last := len(p.dims) - 1
 	L := p.dims[last]
 	inner := p.tbl[last]
-	f := func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			off, q := 0, r
-			for a := last - 1; a >= 0; a-- {
-				off += p.tbl[a][q%p.dims[a]]
-				q /= p.dims[a]
-			}
-			row := dst[r*L : (r+1)*L]
-			for i, t := range inner {
-				row[i] = src[off+t]
-			}
+	for r := lo; r < hi; r++ {
+		off, q := 0, r
+		for a := last - 1; a >= 0; a-- {
+			off += p.tbl[a][q%p.dims[a]]
+			q /= p.dims[a]
+		}
+		row := dst[r*L : (r+1)*L]
+		for i, t := range inner {
+			row[i] = src[off+t]
 		}
 	}
-	if chunks(rc.threads, p.n, 2) <= 1 {
-		f(0, p.rows)
-		return
-	}
-	parallelFor(rc.threads, p.rows, 2*L, f)
 }

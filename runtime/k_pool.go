@@ -117,18 +117,26 @@ func (k *poolKernel) run(rc *runCtx, ins, outs []any) error {
 }
 
 func poolRun[T numT](rc *runCtx, k *poolKernel, y, x []T, idx []int64) {
+	cost := k.geo.outPlane * k.geo.taps
+	if chunks(rc.threads, k.planes, cost) <= 1 {
+		poolPlanes(k, y, x, idx, 0, k.planes)
+		return
+	}
+	parallelFor(rc.threads, k.planes, cost, func(lo, hi int) { poolPlanes(k, y, x, idx, lo, hi) })
+}
+
+// poolPlanes pools planes [lo, hi).
+func poolPlanes[T numT](k *poolKernel, y, x []T, idx []int64, lo, hi int) {
 	g := k.geo
-	parallelFor(rc.threads, k.planes, g.outPlane*g.taps, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			xp := x[p*g.inPlane : (p+1)*g.inPlane]
-			yp := y[p*g.outPlane : (p+1)*g.outPlane]
-			var ip []int64
-			if idx != nil {
-				ip = idx[p*g.outPlane : (p+1)*g.outPlane]
-			}
-			poolPlane(k, yp, xp, ip, int64(p*g.inPlane))
+	for p := lo; p < hi; p++ {
+		xp := x[p*g.inPlane : (p+1)*g.inPlane]
+		yp := y[p*g.outPlane : (p+1)*g.outPlane]
+		var ip []int64
+		if idx != nil {
+			ip = idx[p*g.outPlane : (p+1)*g.outPlane]
 		}
-	})
+		poolPlane(k, yp, xp, ip, int64(p*g.inPlane))
+	}
 }
 
 // poolPlane pools one [D,H,W] plane.
@@ -216,13 +224,20 @@ func (k *globalAvgPoolKernel) run(rc *runCtx, ins, outs []any) error {
 }
 
 func globalAvg[T floatT](rc *runCtx, k *globalAvgPoolKernel, y, x []T) {
-	parallelFor(rc.threads, k.planes, k.size, func(lo, hi int) {
-		for p := lo; p < hi; p++ {
-			s := 0.0
-			for _, v := range x[p*k.size : (p+1)*k.size] {
-				s += float64(v)
-			}
-			y[p] = T(s / float64(k.size))
+	if chunks(rc.threads, k.planes, k.size) <= 1 {
+		meanPlanes(k.size, y, x, 0, k.planes)
+		return
+	}
+	parallelFor(rc.threads, k.planes, k.size, func(lo, hi int) { meanPlanes(k.size, y, x, lo, hi) })
+}
+
+// meanPlanes averages planes [lo, hi) of size elements.
+func meanPlanes[T floatT](size int, y, x []T, lo, hi int) {
+	for p := lo; p < hi; p++ {
+		s := 0.0
+		for _, v := range x[p*size : (p+1)*size] {
+			s += float64(v)
 		}
-	})
+		y[p] = T(s / float64(size))
+	}
 }

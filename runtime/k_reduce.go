@@ -148,9 +148,8 @@ func reduceRun[T numT](rc *runCtx, k *reduceKernel, y, x []T) {
 		y[i] = init
 	}
 	if len(x) > 0 && len(k.groups) > 0 {
-		if !k.red[0] && len(k.groups) > 1 {
+		if n := k.groups[0]; !k.red[0] && len(k.groups) > 1 && chunks(rc.threads, n, len(x)/n) > 1 {
 			// Split the outermost kept group across workers (disjoint outputs).
-			n := k.groups[0]
 			parallelFor(rc.threads, n, len(x)/n, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					reduceGroup(k, 1, y, x, i*k.xStr[0], i*k.yStr[0])

@@ -394,38 +394,45 @@ func resizeRun[T floatT](rc *runCtx, k *resizeKernel, y, x []T) {
 // resizePassRun interpolates along one axis of [outer, inLen, inner].
 func resizePassRun[T floatT](rc *runCtx, p *resizePass, dst, src []T, ext T) {
 	rows := p.outer * p.outLen
-	parallelFor(rc.threads, rows, p.inner*p.taps, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			o := r % p.outLen
-			base := (r / p.outLen) * p.inLen
-			d := dst[r*p.inner : (r+1)*p.inner]
-			if p.extrap[o] {
-				for i := range d {
-					d[i] = ext
-				}
-				continue
+	if chunks(rc.threads, rows, p.inner*p.taps) <= 1 {
+		resizeRows(p, dst, src, ext, 0, rows)
+		return
+	}
+	parallelFor(rc.threads, rows, p.inner*p.taps, func(lo, hi int) { resizeRows(p, dst, src, ext, lo, hi) })
+}
+
+// resizeRows computes output rows [lo, hi) of a pass.
+func resizeRows[T floatT](p *resizePass, dst, src []T, ext T, lo, hi int) {
+	for r := lo; r < hi; r++ {
+		o := r % p.outLen
+		base := (r / p.outLen) * p.inLen
+		d := dst[r*p.inner : (r+1)*p.inner]
+		if p.extrap[o] {
+			for i := range d {
+				d[i] = ext
 			}
-			idx := p.idx[o*p.taps : (o+1)*p.taps]
-			w := p.w[o*p.taps : (o+1)*p.taps]
-			if p.inner == 1 {
-				s := 0.0
-				for t, at := range idx {
-					s += w[t] * float64(src[base+at])
-				}
-				d[0] = T(s)
-				continue
-			}
-			clear(d)
+			continue
+		}
+		idx := p.idx[o*p.taps : (o+1)*p.taps]
+		w := p.w[o*p.taps : (o+1)*p.taps]
+		if p.inner == 1 {
+			s := 0.0
 			for t, at := range idx {
-				if w[t] == 0 {
-					continue
-				}
-				wt := T(w[t])
-				row := src[(base+at)*p.inner : (base+at+1)*p.inner]
-				for i, v := range row {
-					d[i] += wt * v
-				}
+				s += w[t] * float64(src[base+at])
+			}
+			d[0] = T(s)
+			continue
+		}
+		clear(d)
+		for t, at := range idx {
+			if w[t] == 0 {
+				continue
+			}
+			wt := T(w[t])
+			row := src[(base+at)*p.inner : (base+at+1)*p.inner]
+			for i, v := range row {
+				d[i] += wt * v
 			}
 		}
-	})
+	}
 }

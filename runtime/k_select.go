@@ -57,27 +57,32 @@ func (k *equalKernel) run(rc *runCtx, ins, outs []any) error {
 }
 
 func equalRun[T comparable](rc *runCtx, p *bcastPlan, d []bool, a, b []T) {
-	f := func(lo, hi int) {
-		sa, sb := p.innerStride(0), p.innerStride(1)
-		L := p.inner
-		var it rowIter
-		it.start(p, lo)
-		for r := lo; r < hi; r++ {
-			if r > lo {
-				it.next(r)
-			}
-			row := d[r*L : (r+1)*L]
-			oa, ob := it.offs[0], it.offs[1]
-			for i := range row {
-				row[i] = a[oa+i*sa] == b[ob+i*sb]
-			}
-		}
-	}
-	if chunks(rc.threads, p.n, 1) <= 1 {
-		f(0, p.rows)
+	if p.n == 0 {
 		return
 	}
-	parallelFor(rc.threads, p.rows, p.inner, f)
+	if chunks(rc.threads, p.n, 1) <= 1 {
+		equalRows(p, d, a, b, 0, p.rows)
+		return
+	}
+	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { equalRows(p, d, a, b, lo, hi) })
+}
+
+// equalRows compares rows [lo, hi) of the plan.
+func equalRows[T comparable](p *bcastPlan, d []bool, a, b []T, lo, hi int) {
+	sa, sb := p.innerStride(0), p.innerStride(1)
+	L := p.inner
+	var it rowIter
+	it.start(p, lo)
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			it.next(r)
+		}
+		row := d[r*L : (r+1)*L]
+		oa, ob := it.offs[0], it.offs[1]
+		for i := range row {
+			row[i] = a[oa+i*sa] == b[ob+i*sb]
+		}
+	}
 }
 
 // whereKernel is Where(condition, X, Y) with three-way broadcasting; it
@@ -114,29 +119,34 @@ func (k *whereKernel) run(rc *runCtx, ins, outs []any) error {
 }
 
 func whereRun[W any](rc *runCtx, p *bcastPlan, d []W, c []bool, x, y []W) {
-	f := func(lo, hi int) {
-		sc, sx, sy := p.innerStride(0), p.innerStride(1), p.innerStride(2)
-		L := p.inner
-		var it rowIter
-		it.start(p, lo)
-		for r := lo; r < hi; r++ {
-			if r > lo {
-				it.next(r)
-			}
-			row := d[r*L : (r+1)*L]
-			oc, ox, oy := it.offs[0], it.offs[1], it.offs[2]
-			for i := range row {
-				if c[oc+i*sc] {
-					row[i] = x[ox+i*sx]
-				} else {
-					row[i] = y[oy+i*sy]
-				}
+	if p.n == 0 {
+		return
+	}
+	if chunks(rc.threads, p.n, 1) <= 1 {
+		whereRows(p, d, c, x, y, 0, p.rows)
+		return
+	}
+	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { whereRows(p, d, c, x, y, lo, hi) })
+}
+
+// whereRows selects rows [lo, hi) of the plan.
+func whereRows[W any](p *bcastPlan, d []W, c []bool, x, y []W, lo, hi int) {
+	sc, sx, sy := p.innerStride(0), p.innerStride(1), p.innerStride(2)
+	L := p.inner
+	var it rowIter
+	it.start(p, lo)
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			it.next(r)
+		}
+		row := d[r*L : (r+1)*L]
+		oc, ox, oy := it.offs[0], it.offs[1], it.offs[2]
+		for i := range row {
+			if c[oc+i*sc] {
+				row[i] = x[ox+i*sx]
+			} else {
+				row[i] = y[oy+i*sy]
 			}
 		}
 	}
-	if chunks(rc.threads, p.n, 1) <= 1 {
-		f(0, p.rows)
-		return
-	}
-	parallelFor(rc.threads, p.rows, p.inner, f)
 }

@@ -62,7 +62,7 @@ func (dropoutKernel) run(rc *runCtx, ins, outs []any) error {
 		if on, ok := ins[2].([]bool); ok && len(on) == 1 && on[0] {
 			ratio := 0.5
 			if ins[1] != nil {
-				ratio = floatAt(ins[1])(0)
+				ratio = floatAt(ins[1], 0)
 			}
 			if ratio != 0 {
 				return errTrainingDropout(ratio)

@@ -232,16 +232,17 @@ func clipRun[T numT](rc *runCtx, y, x []T, lo, hi any) {
 	if s, ok := hi.([]T); ok && len(s) == 1 {
 		maxV = s[0]
 	}
-	f := func(a, b int) {
-		for i, v := range x[a:b] {
-			y[a+i] = min(max(v, minV), maxV)
-		}
-	}
 	if chunks(rc.threads, len(x), 1) <= 1 {
-		f(0, len(x))
+		clipRange(y, x, minV, maxV)
 		return
 	}
-	parallelFor(rc.threads, len(x), 1, f)
+	parallelFor(rc.threads, len(x), 1, func(a, b int) { clipRange(y[a:b], x[a:b], minV, maxV) })
+}
+
+func clipRange[T numT](y, x []T, lo, hi T) {
+	for i, v := range x {
+		y[i] = min(max(v, lo), hi)
+	}
 }
 
 // lowest and highest return the extreme values of T (±Inf for floats).

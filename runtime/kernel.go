@@ -187,3 +187,14 @@ func optIn(ins []any, i int) any {
 	}
 	return nil
 }
+
+// isNumericDT reports whether dt is an executor number type (not bool).
+func isNumericDT(dt graph.DType) bool { return SupportsDType(dt) && dt != graph.Bool }
+
+// dtOf returns v's execution dtype, or Undefined for an absent value.
+func dtOf(v *valInfo) graph.DType {
+	if v == nil {
+		return graph.Undefined
+	}
+	return v.dt
+}

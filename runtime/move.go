@@ -19,6 +19,9 @@ type copyPlan struct {
 	// then copied in square tiles for cache locality.
 	tile     bool
 	tileAxis int
+	outer    []int // axes other than tileAxis and the last
+	nOuter   int   // positions of the outer axes
+	tilesA   int   // tiles along tileAxis
 }
 
 // newCopyPlan plans dst[dOff + sum(i_k*dstStr_k)] = src[sOff + sum(i_k*srcStr_k)]
@@ -52,6 +55,14 @@ func newCopyPlan(dims, dstStr, srcStr []int, dOff, sOff int) *copyPlan {
 		for i := last - 1; i >= 0; i-- {
 			if p.srcStr[i] == 1 && p.dims[i] >= 16 {
 				p.tile, p.tileAxis = true, i
+				p.nOuter = 1
+				for j := 0; j < last; j++ {
+					if j != i {
+						p.outer = append(p.outer, j)
+						p.nOuter *= p.dims[j]
+					}
+				}
+				p.tilesA = (p.dims[i] + copyTile - 1) / copyTile
 				break
 			}
 		}
@@ -169,52 +180,45 @@ func (p *copyPlan) advance(cnt []int, do, so, r int) (int, int) {
 }
 
 // copyTiled copies a transposing plan in 32x32 tiles of the innermost axis
-// and the axis that is contiguous in the source.
+// and the axis that is contiguous in the source (p.tileAxis); the other
+// axes (p.outer) are iterated around the tiles.
 func copyTiled[W any](rc *runCtx, p *copyPlan, dst, src []W) {
-	const T = 32
+	jobs := p.nOuter * p.tilesA
+	if chunks(rc.threads, p.n, 1) <= 1 {
+		copyTiles(p, dst, src, 0, jobs)
+		return
+	}
+	parallelFor(rc.threads, jobs, p.n/max(jobs, 1), func(lo, hi int) { copyTiles(p, dst, src, lo, hi) })
+}
+
+// copyTile is the tile edge of copyTiled.
+const copyTile = 32
+
+// copyTiles copies tiles [lo, hi).
+func copyTiles[W any](p *copyPlan, dst, src []W, lo, hi int) {
 	last := len(p.dims) - 1
 	a := p.tileAxis
-	// Outer iteration over every axis except a and last.
-	var outer []int
-	for i := 0; i < last; i++ {
-		if i != a {
-			outer = append(outer, i)
-		}
-	}
-	nOuter := 1
-	for _, i := range outer {
-		nOuter *= p.dims[i]
-	}
 	La, Ll := p.dims[a], p.dims[last]
 	dsa, ssa, dsl, ssl := p.dstStr[a], p.srcStr[a], p.dstStr[last], p.srcStr[last]
-	tilesA := (La + T - 1) / T
-	work := func(lo, hi int) {
-		for job := lo; job < hi; job++ {
-			o, ta := job/tilesA, job%tilesA
-			do, so := p.dOff, p.sOff
-			for k := len(outer) - 1; k >= 0; k-- {
-				i := outer[k]
-				c := o % p.dims[i]
-				o /= p.dims[i]
-				do += c * p.dstStr[i]
-				so += c * p.srcStr[i]
-			}
-			a0, a1 := ta*T, min(ta*T+T, La)
-			for l0 := 0; l0 < Ll; l0 += T {
-				l1 := min(l0+T, Ll)
-				for x := a0; x < a1; x++ {
-					db, sb := do+x*dsa, so+x*ssa
-					for l := l0; l < l1; l++ {
-						dst[db+l*dsl] = src[sb+l*ssl]
-					}
+	for job := lo; job < hi; job++ {
+		o, ta := job/p.tilesA, job%p.tilesA
+		do, so := p.dOff, p.sOff
+		for k := len(p.outer) - 1; k >= 0; k-- {
+			i := p.outer[k]
+			c := o % p.dims[i]
+			o /= p.dims[i]
+			do += c * p.dstStr[i]
+			so += c * p.srcStr[i]
+		}
+		a0, a1 := ta*copyTile, min(ta*copyTile+copyTile, La)
+		for l0 := 0; l0 < Ll; l0 += copyTile {
+			l1 := min(l0+copyTile, Ll)
+			for x := a0; x < a1; x++ {
+				db, sb := do+x*dsa, so+x*ssa
+				for l := l0; l < l1; l++ {
+					dst[db+l*dsl] = src[sb+l*ssl]
 				}
 			}
 		}
 	}
-	jobs := nOuter * tilesA
-	if chunks(rc.threads, p.n, 1) <= 1 {
-		work(0, jobs)
-		return
-	}
-	parallelFor(rc.threads, jobs, p.n/max(jobs, 1), work)
 }

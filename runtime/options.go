@@ -13,8 +13,8 @@ type ExecOptions struct {
 	// default when zero) or graph.Float64, which computes every float32
 	// input, constant and intermediate in float64 — the reference mode used
 	// to verify rewrite rules. In Float64 mode the float32 outputs come back
-	// as float64 tensors, and float32 inputs may be given as float32 or
-	// float64 tensors.
+	// as float64 tensors, float32 inputs may be given as float32 or float64
+	// tensors, and a Cast to float32 yields float64 values without rounding.
 	Precision graph.DType
 	// Threads bounds the goroutines a kernel uses; 0 means NumCPU().
 	Threads int

@@ -47,3 +47,9 @@ func parallelForW(threads, n, cost int, fn func(worker, lo, hi int)) {
 	fn(0, 0, n/chunks)
 	wg.Wait()
 }
+
+// chunks returns how many pieces parallelFor would split a loop into.
+func chunks(threads, n, cost int) int {
+	c := min(threads, n*max(cost, 1)/minParallelWork)
+	return max(c, 1)
+}

@@ -95,7 +95,7 @@ func (e *Executor) plan() {
 				p.bufs[b].refs++
 			}
 		} else {
-			p.assignOutputs(st, dying, &dying)
+			dying = p.assignOutputs(st, dying)
 		}
 		for _, id := range dying {
 			p.release(id)
@@ -132,12 +132,13 @@ func (e *Executor) plan() {
 	}
 	e.scratch = make([]uint64, words8(scratch))
 	e.peak = total + int64(8*len(e.scratch))
+	e.rc = runCtx{threads: e.opts.Threads, scratch: e.scratch}
 }
 
 // assignOutputs gives each output of a non-alias step its storage. An
 // in-place capable kernel takes over the buffer of a dying input of the
-// right size; that input is then removed from *dying.
-func (p *planner) assignOutputs(st *step, dying []int, dyingOut *[]int) {
+// right size; that input is then removed from dying, which is returned.
+func (p *planner) assignOutputs(st *step, dying []int) []int {
 	e := p.e
 	for j, id := range st.out {
 		if id < 0 {
@@ -158,14 +159,14 @@ func (p *planner) assignOutputs(st *step, dying []int, dyingOut *[]int) {
 			if ip, ok := st.k.(inPlacer); ok {
 				if b, k := p.inPlaceBuf(st, ip.inPlace(), dying, bytes); b >= 0 {
 					s.buf = b
-					*dyingOut = append(dying[:k:k], dying[k+1:]...)
-					dying = *dyingOut
+					dying = append(dying[:k:k], dying[k+1:]...)
 					continue
 				}
 			}
 		}
 		s.buf = p.alloc(bytes)
 	}
+	return dying
 }
 
 // inPlaceBuf finds a dying input among candidates whose buffer only it
