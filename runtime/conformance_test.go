@@ -75,13 +75,27 @@ func (c *confCase) prepare() string {
 		return "model does not decode: " + firstLine(err.Error())
 	}
 	g := m.Graph
+	// Report an op outside the schema table first: it is why the codec
+	// keeps other nodes of the model opaque too.
+	var keptOpaque *graph.Node
 	for _, n := range g.Nodes {
-		if n.IsOpaque() || n.Schema() == nil {
-			if v := m.Opset(""); v < 9 || v > 21 {
-				return fmt.Sprintf("model opset %d outside 9..21 (imported opaque)", v)
-			}
-			return "opaque op " + n.Op
+		if !n.IsOpaque() && n.Schema() != nil {
+			continue
 		}
+		if graph.Lookup(n.Domain, n.Op) != nil {
+			if keptOpaque == nil {
+				keptOpaque = n
+			}
+			continue
+		}
+		op := n.Op
+		if n.Domain != "" && n.Domain != "ai.onnx" {
+			op = n.Domain + "." + n.Op
+		}
+		return "opaque op " + op
+	}
+	if keptOpaque != nil {
+		return fmt.Sprintf("op %s kept opaque at opset %d (this form has no exact IR equivalent)", keptOpaque.Op, m.Opset(""))
 	}
 	for _, v := range append(append([]*graph.Value(nil), g.Inputs...), g.Outputs...) {
 		if v.DType == graph.Undefined {
