@@ -85,13 +85,28 @@ func present(n *Node, i int) bool {
 	return !(v.ShapeKnown && len(v.Shape) == 1 && v.Shape[0].Value == 0)
 }
 
+// DynamicValueError reports that an output shape depends on the value of
+// an input that is only known at run time (a graph input, or computed from
+// one), such as Reshape's shape fed by a model input. Static shapes, and
+// therefore execution and rewriting, are impossible for such a node;
+// structural validation still succeeds.
+type DynamicValueError struct {
+	Input int
+	Name  string
+	Param string
+}
+
+func (e *DynamicValueError) Error() string {
+	return fmt.Sprintf("input %d %q (%s) must be a constant or computable by shape inference", e.Input, e.Name, e.Param)
+}
+
 // needValue returns the value of input i, which must be known at inference
-// time, or an error naming the input.
+// time, or a *DynamicValueError naming the input.
 func needValue(n *Node, i int) (*Tensor, error) {
 	v := n.Input(i)
 	t := valueOf(v)
 	if t == nil {
-		return nil, fmt.Errorf("input %d %q (%s) must be a constant or computable by shape inference", i, v.Name, inputName(n, i))
+		return nil, &DynamicValueError{Input: i, Name: v.Name, Param: inputName(n, i)}
 	}
 	return t, nil
 }

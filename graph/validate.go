@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -227,6 +228,12 @@ nodes:
 			continue
 		}
 		if err := inferChecked(n); err != nil {
+			var dyn *DynamicValueError
+			if errors.As(err, &dyn) {
+				// Shapes depend on run-time values: keep what was
+				// recorded and check the rest of the graph.
+				continue
+			}
 			return err
 		}
 	}
