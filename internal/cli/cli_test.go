@@ -80,6 +80,9 @@ func TestErrorPaths(t *testing.T) {
 		{"unknown flag", []string{"inspect", f("mlp.onnx"), "--frobnicate"}, exitUsage, []string{"frobnicate"}},
 		{"missing argument", []string{"convert", f("mlp.onnx")}, exitUsage, []string{"accepts 2 arg"}},
 		{"unknown command", []string{"optimise-everything"}, exitUsage, []string{"unknown command"}},
+		{"unknown rule", []string{"rules", "show", "no-such-rule"}, exitUsage, []string{"no-such-rule"}},
+		{"unknown zoo model", []string{"models", "export", "lenet", "-o", out}, exitUsage, []string{"lenet", "bert"}},
+		{"export without output", []string{"models", "export", "bert"}, exitUsage, []string{"--output"}},
 		{"verify different", []string{"verify", f("mlp.onnx"), f("mlp_other.onnx"), "--runtime", "go"}, exitError, []string{"different"}},
 	}
 	for _, tc := range cases {
@@ -118,6 +121,11 @@ func TestCommandsWork(t *testing.T) {
 		{"run go", []string{"run", f("mlp.onnx"), "--runtime", "go", "--shape", "x=4x16", "--runs", "3"}, []string{"4x16", "runtime go: median"}},
 		{"convert", []string{"convert", f("mlp.onnx"), out}, []string{"wrote"}},
 		{"verify same", []string{"verify", f("mlp.onnx"), f("mlp.onnx"), "--runtime", "go"}, []string{"equal within tolerance"}},
+		{"rules list", []string{"rules", "list"}, []string{"conv-bn-fold", "rules"}},
+		{"rules show", []string{"rules", "show", "conv-bn-fold"}, []string{"BatchNormalization", "matching plan"}},
+		{"rules verify", []string{"rules", "verify", "conv-bn-fold", "identity-elim"}, []string{"2 rules verified, 0 failed"}},
+		{"models list", []string{"models", "list"}, []string{"bert", "resnext50", "squeezenet"}},
+		{"models export", []string{"models", "export", "squeezenet", "-o", filepath.Join(t.TempDir(), "sq.onnx")}, []string{"wrote", "squeezenet"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

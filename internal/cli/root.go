@@ -60,6 +60,7 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdCompare(s, nil),
 		NewCmdVerify(s, nil),
 		NewCmdModels(s),
+		NewCmdRules(s),
 	)
 	return root
 }
