@@ -1,0 +1,201 @@
+package gat
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Checkpoint format (little-endian):
+//
+//	magic "xrl-gat\n" | uint32 version | uint32 n | n bytes of JSON Config
+//	| uint32 params | per param: uint16 len, name, uint8 rank, rank×uint32
+//	  dims, float32 values
+//
+// The parameter list must match, name by name and shape by shape, the
+// list New builds from the stored Config.
+const (
+	checkpointMagic   = "xrl-gat\n"
+	checkpointVersion = 1
+	maxConfigJSON     = 1 << 16
+)
+
+// Save writes the configuration and parameter values of n to w. The
+// bytes depend only on the configuration and the values.
+func (n *Net) Save(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	cfg, err := json.Marshal(n.m.cfg)
+	if err != nil {
+		return fmt.Errorf("gat: save: %w", err)
+	}
+	bw.WriteString(checkpointMagic)
+	le := binary.LittleEndian
+	var buf [4]byte
+	u32 := func(v int) { le.PutUint32(buf[:], uint32(v)); bw.Write(buf[:]) }
+	u32(checkpointVersion)
+	u32(len(cfg))
+	bw.Write(cfg)
+	u32(len(n.m.params))
+	for _, p := range n.m.params {
+		le.PutUint16(buf[:2], uint16(len(p.Name)))
+		bw.Write(buf[:2])
+		bw.WriteString(p.Name)
+		bw.WriteByte(byte(len(p.Shape)))
+		for _, d := range p.Shape {
+			u32(d)
+		}
+		for _, v := range p.Value {
+			le.PutUint32(buf[:], math.Float32bits(v))
+			bw.Write(buf[:])
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("gat: save: %w", err)
+	}
+	return nil
+}
+
+// Load reads a network written by Save. A truncated, corrupt or
+// mismatched checkpoint gives an error saying what is wrong.
+func Load(r io.Reader) (*Net, error) {
+	br := bufio.NewReader(r)
+	fail := func(format string, a ...any) (*Net, error) {
+		return nil, fmt.Errorf("gat: load checkpoint: "+format, a...)
+	}
+	var head [8]byte
+	if _, err := io.ReadFull(br, head[:]); err != nil || string(head[:]) != checkpointMagic {
+		return fail("not an xrl policy checkpoint")
+	}
+	le := binary.LittleEndian
+	var buf [4]byte
+	u32 := func() (int, error) {
+		if _, err := io.ReadFull(br, buf[:]); err != nil {
+			return 0, errTruncated(err)
+		}
+		return int(le.Uint32(buf[:])), nil
+	}
+	ver, err := u32()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ver != checkpointVersion {
+		return fail("version %d, this build reads version %d", ver, checkpointVersion)
+	}
+	nc, err := u32()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if nc > maxConfigJSON {
+		return fail("config of %d bytes", nc)
+	}
+	js := make([]byte, nc)
+	if _, err := io.ReadFull(br, js); err != nil {
+		return fail("config: %v", errTruncated(err))
+	}
+	var cfg Config
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&cfg); err != nil {
+		return fail("config: %v", err)
+	}
+	net, err := New(cfg)
+	if err != nil {
+		return fail("%v", err)
+	}
+	np, err := u32()
+	if err != nil {
+		return fail("%v", err)
+	}
+	if np != len(net.m.params) {
+		return fail("%d parameter tensors, the config has %d", np, len(net.m.params))
+	}
+	for _, p := range net.m.params {
+		if _, err := io.ReadFull(br, buf[:2]); err != nil {
+			return fail("parameter %s: %v", p.Name, errTruncated(err))
+		}
+		name := make([]byte, le.Uint16(buf[:2]))
+		if _, err := io.ReadFull(br, name); err != nil {
+			return fail("parameter %s: %v", p.Name, errTruncated(err))
+		}
+		if string(name) != p.Name {
+			return fail("parameter %q where %s was expected", name, p.Name)
+		}
+		rank, err := br.ReadByte()
+		if err != nil {
+			return fail("parameter %s: %v", p.Name, errTruncated(err))
+		}
+		shape := make([]int, rank)
+		for i := range shape {
+			if shape[i], err = u32(); err != nil {
+				return fail("parameter %s: %v", p.Name, err)
+			}
+		}
+		if !slices.Equal(shape, p.Shape) {
+			return fail("parameter %s has shape %v, the config gives %v", p.Name, shape, p.Shape)
+		}
+		for i := range p.Value {
+			if _, err := io.ReadFull(br, buf[:]); err != nil {
+				return fail("parameter %s: %v", p.Name, errTruncated(err))
+			}
+			v := math.Float32frombits(le.Uint32(buf[:]))
+			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+				return fail("parameter %s[%d] is %v", p.Name, i, v)
+			}
+			p.Value[i] = v
+		}
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return fail("trailing data after the last parameter")
+	}
+	return net, nil
+}
+
+func errTruncated(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("truncated")
+	}
+	return err
+}
+
+// SaveFile writes the checkpoint to path atomically (a temporary file in
+// the same directory, renamed into place).
+func (n *Net) SaveFile(path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("gat: save %s: %w", path, err)
+	}
+	defer os.Remove(f.Name()) // no-op after a successful rename
+	if err := n.Save(f); err != nil {
+		f.Close()
+		return fmt.Errorf("gat: save %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("gat: save %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("gat: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// LoadFile reads a checkpoint written by SaveFile or Save.
+func LoadFile(path string) (*Net, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("gat: %w", err)
+	}
+	defer f.Close()
+	n, err := Load(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, nil
+}
