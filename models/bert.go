@@ -67,6 +67,6 @@ func init() {
 			return &BERTConfig{Batch: 16, Seq: 64, Hidden: 1024, Layers: 8, Heads: 16, MLP: 4096, Seed: 1}
 		},
 		func() config {
-			return &BERTConfig{Batch: 2, Seq: 64, Hidden: 256, Layers: 2, Heads: 4, MLP: 1024, Seed: 1}
+			return &BERTConfig{Batch: 8, Seq: 64, Hidden: 256, Layers: 2, Heads: 4, MLP: 1024, Seed: 1}
 		})
 }

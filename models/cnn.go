@@ -49,4 +49,9 @@ func registerCNN(name, desc string, fn func(CNNConfig) (*graph.Graph, error), pa
 }
 
 // imageNet is the standard ImageNet classification size at side pixels.
-func imageNet(side int) CNNConfig { return CNNConfig{Batch: 1, Image: side, Classes: 1000, Seed: 1} }
+func imageNet(side int) CNNConfig { return imageNetBatch(side, 1) }
+
+// imageNetBatch is imageNet with batch images per inference.
+func imageNetBatch(side, batch int) CNNConfig {
+	return CNNConfig{Batch: batch, Image: side, Classes: 1000, Seed: 1}
+}

@@ -62,6 +62,6 @@ func init() {
 			return &DALLEConfig{Batch: 1, Text: 16, Grid: 8, Hidden: 768, Layers: 8, Heads: 12, MLP: 2048, Vocab: 8192, Seed: 1}
 		},
 		func() config {
-			return &DALLEConfig{Batch: 1, Text: 16, Grid: 8, Hidden: 384, Layers: 2, Heads: 6, MLP: 1024, Vocab: 2048, Seed: 1}
+			return &DALLEConfig{Batch: 3, Text: 16, Grid: 8, Hidden: 384, Layers: 2, Heads: 6, MLP: 1024, Vocab: 2048, Seed: 1}
 		})
 }

@@ -8,7 +8,8 @@
 // NAS recurrent cell. Each builder takes a config struct holding every
 // size; each model has two presets, "paper" (the sizes of the published
 // network or of the TASO / X-RLflow benchmark) and "cpu" (the same
-// structure shrunk so one inference costs roughly 0.2-1 GFLOP).
+// structure, with at least two repeated blocks of each kind, sized so one
+// inference takes about 8 ms in ONNX Runtime on two cores: 0.5-3 GFLOP).
 //
 // Weights are float32 constants drawn from a seeded math/rand/v2 source
 // with He or Xavier scales. Batch-normalisation statistics are set from a

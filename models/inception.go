@@ -110,5 +110,5 @@ func (n *net) inceptionE(name string, x *graph.Value) *graph.Value {
 
 func init() {
 	registerCNN("inceptionv3", "Inception-v3 (Szegedy et al. 2016), torchvision layout without auxiliary head, 299x299",
-		InceptionV3, imageNet(299), imageNet(96))
+		InceptionV3, imageNet(299), imageNet(144))
 }

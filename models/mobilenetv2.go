@@ -57,5 +57,5 @@ func (n *net) invertedResidual(x *graph.Value, in, out, stride, expand int, eps 
 
 func init() {
 	registerCNN("mobilenetv2", "MobileNetV2 1.0 (Sandler et al. 2018), torchvision layout, ImageNet 224x224",
-		MobileNetV2, imageNet(224), imageNet(160))
+		MobileNetV2, imageNet(224), imageNetBatch(224, 3))
 }

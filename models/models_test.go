@@ -218,17 +218,30 @@ func checkGolden(t *testing.T, path, got string) {
 	}
 }
 
-// TestCPUPresetBudget checks that every cpu preset costs 0.2-1 GFLOP and
-// uses the same operator kinds as the paper preset (read from its golden
-// file).
+// The cpu presets are sized by measured latency (about 8 ms per inference
+// in ONNX Runtime on two cores), not by FLOPs. On the AVX-512 machine they
+// were sized on, ONNX Runtime reaches from about 75 GFLOP/s (NASNet-A: many
+// small depthwise and 1x1 convolutions) to about 370 GFLOP/s (the dense
+// convolutions of ResNet-18 and SqueezeNet at batch 4), so that latency
+// corresponds to 0.5-3 GFLOP (NASNet-A 0.59, SqueezeNet 2.82). The window
+// below has a little slack on either side; a preset leaving it was
+// probably resized by mistake.
+const (
+	cpuMinFLOPs = 4e8
+	cpuMaxFLOPs = 3.5e9
+)
+
+// TestCPUPresetBudget checks that every cpu preset costs 0.4-3.5 GFLOP
+// and uses the same operator kinds as the paper preset (read from its
+// golden file).
 func TestCPUPresetBudget(t *testing.T) {
 	for _, s := range List() {
 		m, err := Build(s.Name, PresetCPU, Overrides{})
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		if f := FLOPs(m.Graph); f < 2e8 || f > 1e9 {
-			t.Errorf("%s cpu: %.3f GFLOP, want 0.2-1", s.Name, float64(f)/1e9)
+		if f := FLOPs(m.Graph); f < cpuMinFLOPs || f > cpuMaxFLOPs {
+			t.Errorf("%s cpu: %.3f GFLOP, want %.1f-%.1f", s.Name, float64(f)/1e9, cpuMinFLOPs/1e9, cpuMaxFLOPs/1e9)
 		}
 		paper, err := os.ReadFile(filepath.Join("testdata", s.Name+"_"+PresetPaper+".golden"))
 		if err != nil {
@@ -286,13 +299,13 @@ func TestOverrides(t *testing.T) {
 	}{
 		{"bert", Overrides{Layers: 3, Batch: 1, Seq: 16}, 1 + 3*33, "1x16x256", bertParams(256, 1024, 3)},
 		// The MLP width follows the hidden width (1024 * 512/256).
-		{"bert", Overrides{Hidden: 512, Heads: 8}, 67, "2x64x512", bertParams(512, 2048, 2)},
-		{"vit", Overrides{Image: 64, Classes: 10}, 75, "1x3x64x64", vitParams(64, 16, 384, 1536, 2, 10)},
-		{"dalle", Overrides{Seq: 8, Image: 4}, 73, "1x8x384", dalleParams(8, 4, 384, 1024, 2, 2048)},
-		{"transducer", Overrides{Seq: 40, Layers: 3}, 2 + 3*29 + 1 + 2*30 + 1 + 9, "1x40x128", transducerParams(128, 16, 256, 1024, 3, 2, 256, 10)},
+		{"bert", Overrides{Hidden: 512, Heads: 8}, 67, "8x64x512", bertParams(512, 2048, 2)},
+		{"vit", Overrides{Image: 64, Classes: 10}, 75, "4x3x64x64", vitParams(64, 16, 384, 1536, 2, 10)},
+		{"dalle", Overrides{Seq: 8, Image: 4}, 73, "3x8x384", dalleParams(8, 4, 384, 1024, 2, 2048)},
+		{"transducer", Overrides{Seq: 40, Layers: 3}, 2 + 3*29 + 1 + 2*30 + 1 + 9, "6x40x128", transducerParams(128, 16, 256, 1024, 3, 2, 256, 10)},
 		{"resnet50", Overrides{Batch: 2, Image: 96, Classes: 10}, 175, "2x3x96x96", 25_557_032 + 53_120 - 2049*990},
 		{"nasneta", Overrides{Layers: 2}, 2 + 53 + 62 + 6*52 + 3*9 + 3*3 + 2*56 + 4, "1x3x160x160", -1},
-		{"nasrnn", Overrides{Seq: 3, Hidden: 256}, 3 * 55, "8x256", nasrnnParams(256, 256)},
+		{"nasrnn", Overrides{Seq: 3, Hidden: 256}, 3 * 55, "48x256", nasrnnParams(256, 256)},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s%+v", tc.model, tc.o), func(t *testing.T) {

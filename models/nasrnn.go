@@ -89,6 +89,6 @@ func init() {
 			return &NASRNNConfig{Batch: 1, Steps: 5, Input: 512, Hidden: 512, Seed: 1}
 		},
 		func() config {
-			return &NASRNNConfig{Batch: 8, Steps: 5, Input: 512, Hidden: 512, Seed: 1}
+			return &NASRNNConfig{Batch: 48, Steps: 5, Input: 512, Hidden: 512, Seed: 1}
 		})
 }

@@ -13,8 +13,13 @@ const (
 	// PresetPaper holds the sizes of the published network (or of the
 	// TASO / X-RLflow benchmark script when that is what xrl compares with).
 	PresetPaper = "paper"
-	// PresetCPU holds the same structure shrunk so that one inference costs
-	// about 0.2-1 GFLOP (5-50 ms in ONNX Runtime on two cores).
+	// PresetCPU holds the same structure (at least two repeated blocks of
+	// each kind) with sizes chosen so that one inference takes about 8 ms
+	// in ONNX Runtime on two cores (measured 6-15 ms; 0.5-3 GFLOP, as
+	// throughput differs by operator mix). The transformers keep the
+	// paper's sequence and image sizes with fewer layers, narrower widths
+	// and larger batches; the large CNNs take smaller images; the light
+	// CNNs (MobileNetV2, SqueezeNet) and the NAS cell larger batches.
 	PresetCPU = "cpu"
 )
 

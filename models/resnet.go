@@ -79,9 +79,9 @@ func (n *net) residual(x, branch *graph.Value, in, out, stride int, eps float32)
 
 func init() {
 	registerCNN("resnet18", "ResNet-18 (He et al. 2016), torchvision layout, ImageNet 224x224",
-		ResNet18, imageNet(224), imageNet(112))
+		ResNet18, imageNet(224), imageNet(192))
 	registerCNN("resnet50", "ResNet-50 (He et al. 2016), torchvision v1.5 layout, ImageNet 224x224",
-		ResNet50, imageNet(224), imageNet(64))
+		ResNet50, imageNet(224), imageNet(112))
 	registerCNN("resnext50", "ResNeXt-50 32x4d (Xie et al. 2017), torchvision layout, ImageNet 224x224",
-		ResNeXt50, imageNet(224), imageNet(64))
+		ResNeXt50, imageNet(224), imageNet(112))
 }

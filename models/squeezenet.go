@@ -42,5 +42,5 @@ func (n *net) fire(idx int, x *graph.Value, squeeze, expand int) *graph.Value {
 
 func init() {
 	registerCNN("squeezenet", "SqueezeNet 1.1 (Iandola et al. 2016), torchvision layout, ImageNet 224x224",
-		SqueezeNet, imageNet(224), imageNet(160))
+		SqueezeNet, imageNet(224), imageNetBatch(224, 4))
 }

@@ -90,7 +90,7 @@ func init() {
 				AudioLayers: 12, LabelLayers: 2, Heads: 8, MLP: 2048, Joint: 512, Vocab: 10, Seed: 1}
 		},
 		func() config {
-			return &TransducerConfig{Batch: 1, Frames: 80, Labels: 16, Features: 128, Hidden: 256,
+			return &TransducerConfig{Batch: 6, Frames: 80, Labels: 16, Features: 128, Hidden: 256,
 				AudioLayers: 2, LabelLayers: 2, Heads: 4, MLP: 1024, Joint: 256, Vocab: 10, Seed: 1}
 		})
 }

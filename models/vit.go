@@ -68,6 +68,6 @@ func init() {
 			return &ViTConfig{Batch: 1, Image: 128, Patch: 16, Hidden: 768, Layers: 12, Heads: 12, MLP: 3072, Classes: 1000, Seed: 1}
 		},
 		func() config {
-			return &ViTConfig{Batch: 1, Image: 128, Patch: 16, Hidden: 384, Layers: 2, Heads: 6, MLP: 1536, Classes: 1000, Seed: 1}
+			return &ViTConfig{Batch: 4, Image: 128, Patch: 16, Hidden: 384, Layers: 2, Heads: 6, MLP: 1536, Classes: 1000, Seed: 1}
 		})
 }
