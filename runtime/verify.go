@@ -41,7 +41,11 @@ func (r VerifyResult) String() string {
 	if !r.OK {
 		verdict = "DIFFERENT"
 	}
-	return fmt.Sprintf("%s: max abs error %.3g, max rel error %.3g (worst: %s)", verdict, r.MaxAbs, r.MaxRel, r.Worst)
+	s := fmt.Sprintf("%s: max abs error %.3g, max rel error %.3g", verdict, r.MaxAbs, r.MaxRel)
+	if r.Worst != "" && r.MaxRel > 0 {
+		s += " (worst: " + r.Worst + ")"
+	}
+	return s
 }
 
 // Verify runs a and b on the same random inputs with backend be and

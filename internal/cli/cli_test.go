@@ -83,6 +83,11 @@ func TestErrorPaths(t *testing.T) {
 		{"unknown rule", []string{"rules", "show", "no-such-rule"}, exitUsage, []string{"no-such-rule"}},
 		{"unknown zoo model", []string{"models", "export", "lenet", "-o", out}, exitUsage, []string{"lenet", "bert"}},
 		{"export without output", []string{"models", "export", "bert"}, exitUsage, []string{"--output"}},
+		{"optimize without output", []string{"optimize", f("mlp.onnx")}, exitUsage, []string{"--output"}},
+		{"optimize bad search", []string{"optimize", f("mlp.onnx"), "-o", out, "--search", "annealing"}, exitUsage, []string{"--search", "annealing"}},
+		{"optimize bad alpha", []string{"optimize", f("mlp.onnx"), "-o", out, "--alpha", "0.5"}, exitUsage, []string{"--alpha"}},
+		{"optimize unknown rule", []string{"optimize", f("mlp.onnx"), "-o", out, "--rules", "no-such-rule"}, exitUsage, []string{"no-such-rule"}},
+		{"rollout bad agent", []string{"env", "rollout", f("mlp.onnx"), "--agent", "oracle"}, exitUsage, []string{"--agent", "oracle"}},
 		{"verify different", []string{"verify", f("mlp.onnx"), f("mlp_other.onnx"), "--runtime", "go"}, exitError, []string{"different"}},
 	}
 	for _, tc := range cases {
@@ -125,6 +130,9 @@ func TestCommandsWork(t *testing.T) {
 		{"rules show", []string{"rules", "show", "conv-bn-fold"}, []string{"BatchNormalization", "matching plan"}},
 		{"rules verify", []string{"rules", "verify", "conv-bn-fold", "identity-elim"}, []string{"2 rules verified, 0 failed"}},
 		{"models list", []string{"models", "list"}, []string{"bert", "resnext50", "squeezenet"}},
+		{"optimize", []string{"optimize", f("mlp.onnx"), "-o", filepath.Join(t.TempDir(), "opt.onnx"), "--runtime", "go", "--budget", "3", "--runs", "3"},
+			[]string{"verified on go", "stop reason", "go latency", "wrote"}},
+		{"env rollout", []string{"env", "rollout", f("mlp.onnx"), "--episodes", "2", "--runtime", "go", "--runs", "3"}, []string{"mean return", "random agent"}},
 		{"models export", []string{"models", "export", "squeezenet", "-o", filepath.Join(t.TempDir(), "sq.onnx")}, []string{"wrote", "squeezenet"}},
 	}
 	for _, tc := range cases {

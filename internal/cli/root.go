@@ -61,6 +61,8 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdVerify(s, nil),
 		NewCmdModels(s),
 		NewCmdRules(s),
+		NewCmdOptimize(s, nil),
+		NewCmdEnv(s),
 	)
 	return root
 }

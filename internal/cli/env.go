@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/runtime"
+)
+
+// NewCmdEnv returns `xrl env` with its rollout subcommand.
+func NewCmdEnv(s IO) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "env",
+		Short: "Drive the reinforcement-learning environment directly",
+	}
+	c.AddCommand(NewCmdEnvRollout(s, nil))
+	return c
+}
+
+type envRolloutOptions struct {
+	IO            IO
+	Model         string
+	Shapes        shapeOptions
+	Runtime       runtimeOptions
+	Agent         string
+	Episodes      int
+	Seed          uint64
+	Horizon       int
+	FeedbackEvery int
+	MaxCandidates int
+}
+
+// NewCmdEnvRollout returns `xrl env rollout MODEL.onnx`.
+func NewCmdEnvRollout(s IO, runF func(*envRolloutOptions) error) *cobra.Command {
+	opts := &envRolloutOptions{IO: s}
+	c := &cobra.Command{
+		Use:   "rollout MODEL.onnx",
+		Short: "Run episodes of a baseline agent and print returns and speedups",
+		Long: `rollout runs episodes of the graph-rewriting environment with a baseline agent:
+"random" picks uniformly among the valid actions (No-Op included); "greedy" applies the
+candidate with the lowest cost-model latency and stops when none improves. Rewards
+follow X-RLflow's Eq. 2, with latency measured on --runtime every --feedback-every
+steps and at the end of each episode.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Model = args[0]
+			if opts.Agent != "random" && opts.Agent != "greedy" {
+				return usagef("--agent %q: want random or greedy", opts.Agent)
+			}
+			if opts.Episodes < 1 || opts.Horizon < 1 || opts.FeedbackEvery < 1 || opts.MaxCandidates < 1 {
+				return usagef("--episodes, --horizon, --feedback-every and --max-candidates must be positive")
+			}
+			if err := opts.Runtime.validate(true); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return envRolloutRun(opts)
+		},
+	}
+	opts.Shapes.addFlags(c)
+	opts.Runtime.addFlags(c, true)
+	f := c.Flags()
+	f.StringVar(&opts.Agent, "agent", "random", "agent: random or greedy")
+	f.IntVar(&opts.Episodes, "episodes", 5, "number of episodes")
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first episode (episode i uses seed+i)")
+	f.IntVar(&opts.Horizon, "horizon", env.DefaultHorizon, "steps after which an episode is truncated")
+	f.IntVar(&opts.FeedbackEvery, "feedback-every", env.DefaultFeedbackEvery, "measure latency every N steps")
+	f.IntVar(&opts.MaxCandidates, "max-candidates", env.DefaultMaxCandidates, "candidates shown per step")
+	return c
+}
+
+func envRolloutRun(o *envRolloutOptions) error {
+	m, err := loadBound(o.Model, &o.Shapes)
+	if err != nil {
+		return err
+	}
+	engine, err := newEngine(nil, len(m.Graph.Nodes))
+	if err != nil {
+		return err
+	}
+	folded, _, err := rewrite.Fold(m.Graph)
+	if err != nil {
+		return fmt.Errorf("%s: folding constants: %w", o.Model, err)
+	}
+	start := *m
+	start.Graph = folded
+	name := o.Runtime.Runtime
+	if name == "" {
+		name = "cost"
+	}
+	lm, err := runtime.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
+	if err != nil {
+		return err
+	}
+	e, err := env.New(env.Config{Model: &start, Rewriter: engine, Latency: lm,
+		Horizon: o.Horizon, FeedbackEvery: o.FeedbackEvery, MaxCandidates: o.MaxCandidates})
+	if err != nil {
+		return err
+	}
+	var agent env.Agent
+	switch o.Agent {
+	case "random":
+		agent = env.NewRandomAgent(o.Seed)
+	case "greedy":
+		cost := lm
+		if lm.Name() != "cost" {
+			if cost, err = runtime.NewLatencyModel("cost", o.Runtime.backendOptions(), o.Runtime.measureOptions()); err != nil {
+				return err
+			}
+		}
+		agent = &env.GreedyAgent{Env: e, Latency: cost}
+	}
+	w := o.IO.Out
+	fmt.Fprintf(w, "%s: %d nodes, %s agent, %s latency\n", o.Model, len(folded.Nodes), o.Agent, lm.Name())
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "EPISODE\tRETURN\tSTEPS\tSTOP\tLATENCY BEFORE\tBEST\tSPEEDUP\tTIME\t")
+	var sumRet, sumSpeed float64
+	for i := 0; i < o.Episodes; i++ {
+		ep, err := env.Rollout(e, agent, o.Seed+uint64(i))
+		if err != nil {
+			return err
+		}
+		if g, ok := agent.(*env.GreedyAgent); ok && g.Err != nil {
+			return g.Err
+		}
+		sumRet += ep.Return
+		sumSpeed += ep.Speedup()
+		fmt.Fprintf(tw, "%d\t%.2f\t%d\t%s\t%v\t%v\t%.3fx\t%v\t\n", i+1, ep.Return, ep.Steps, ep.StopReason,
+			ep.InitialLatency.Round(time.Microsecond), ep.BestLatency.Round(time.Microsecond), ep.Speedup(), ep.Elapsed.Round(time.Millisecond))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	n := float64(o.Episodes)
+	fmt.Fprintf(w, "mean return %.2f, mean speedup %.3fx\n", sumRet/n, sumSpeed/n)
+	return nil
+}
