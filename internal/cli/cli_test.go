@@ -148,8 +148,15 @@ func TestCommandsWork(t *testing.T) {
 			}
 		})
 	}
-	code, _, stderr := run("verify", f("mlp.onnx"), out, "--runtime", "go")
-	if code != exitOK {
+}
+
+func TestConvertedModelVerifies(t *testing.T) {
+	dir := fixtures(t)
+	out := filepath.Join(t.TempDir(), "copy.onnx")
+	if code, _, stderr := run("convert", filepath.Join(dir, "mlp.onnx"), out); code != exitOK {
+		t.Fatalf("convert: %s", stderr)
+	}
+	if code, _, stderr := run("verify", filepath.Join(dir, "mlp.onnx"), out, "--runtime", "go"); code != exitOK {
 		t.Errorf("converted model does not verify against the original: %s", stderr)
 	}
 }
