@@ -224,7 +224,7 @@ func reportMeasured(w io.Writer, o *optimizeOptions, orig, out *graph.Model) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s latency (measured, interleaved): %v -> %v (%.3fx; ratio p10-p90 %.3f-%.3f)\n", name,
-		c.A.Median, c.B.Median, 1/c.Ratio, c.RatioP10, c.RatioP90)
+	fmt.Fprintf(w, "%s latency (measured, interleaved): %v -> %v (speedup %.3fx; after/before ratio %.3f, 99%% CI %.3f-%.3f)\n", name,
+		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), 1/c.Ratio, c.Ratio, c.RatioLo, c.RatioHi)
 	return nil
 }
