@@ -27,6 +27,22 @@ type Session interface {
 	Close() error
 }
 
+// Discarder is implemented by sessions that can run without handing the
+// outputs back (no copy into Go memory). Latency measurement uses it, so
+// that the time measured is the engine's own work.
+type Discarder interface {
+	RunDiscard(inputs map[string]*graph.Tensor) error
+}
+
+// runForTiming runs s once, discarding the outputs.
+func runForTiming(s Session, inputs map[string]*graph.Tensor) error {
+	if d, ok := s.(Discarder); ok {
+		return d.RunDiscard(inputs)
+	}
+	_, err := s.Run(inputs)
+	return err
+}
+
 // BackendFactory makes a backend from common options.
 type BackendFactory func(opts BackendOptions) (Backend, error)
 

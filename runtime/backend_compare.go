@@ -42,16 +42,16 @@ func (c Comparison) String() string {
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	opts = opts.withDefaults()
 	for i := 0; i < opts.Warmup; i++ {
-		if _, err := a.Run(inA); err != nil {
+		if err := runForTiming(a, inA); err != nil {
 			return Comparison{}, fmt.Errorf("A: %w", err)
 		}
-		if _, err := b.Run(inB); err != nil {
+		if err := runForTiming(b, inB); err != nil {
 			return Comparison{}, fmt.Errorf("B: %w", err)
 		}
 	}
 	timeRun := func(s Session, in map[string]*graph.Tensor) (time.Duration, error) {
 		t0 := now()
-		_, err := s.Run(in)
+		err := runForTiming(s, in)
 		return now().Sub(t0), err
 	}
 	var ta, tb []time.Duration

@@ -133,7 +133,7 @@ func quantile[T ~int64 | ~float64](sorted []T, q float64) T {
 func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, progress func(done int)) (Stats, error) {
 	opts = opts.withDefaults()
 	for i := 0; i < opts.Warmup; i++ {
-		if _, err := s.Run(inputs); err != nil {
+		if err := runForTiming(s, inputs); err != nil {
 			return Stats{}, err
 		}
 	}
@@ -141,7 +141,7 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 	var samples []time.Duration
 	for {
 		t0 := now()
-		if _, err := s.Run(inputs); err != nil {
+		if err := runForTiming(s, inputs); err != nil {
 			return Stats{}, err
 		}
 		samples = append(samples, now().Sub(t0))

@@ -117,6 +117,10 @@ func (s *session) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, er
 	if err != nil {
 		return nil, err
 	}
+	if len(vals) == 0 {
+		// onnxruntime_go indexes the first input unconditionally.
+		return nil, fmt.Errorf("ONNX Runtime backend: models without inputs cannot be run (all inputs are constants)")
+	}
 	outs := make([]ortgo.Value, len(s.outNames))
 	if err := s.s.Run(vals, outs); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
@@ -134,6 +138,24 @@ func (s *session) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, er
 		res[s.outNames[i]] = t
 	}
 	return res, nil
+}
+
+// RunDiscard runs the model and drops the outputs inside ONNX Runtime,
+// without copying them into Go memory (used for timing).
+func (s *session) RunDiscard(in map[string]*graph.Tensor) error {
+	if s.s == nil {
+		return errClosed
+	}
+	vals, err := s.convertInputs(in)
+	if err != nil {
+		return err
+	}
+	outs := make([]ortgo.Value, len(s.outNames))
+	if err := s.s.Run(vals, outs); err != nil {
+		return fmt.Errorf("ONNX Runtime: %w", err)
+	}
+	destroyAll(outs)
+	return nil
 }
 
 func (s *session) convertInputs(in map[string]*graph.Tensor) ([]ortgo.Value, error) {
