@@ -63,24 +63,36 @@ func (t *Tensor) Digest() Hash {
 	for _, d := range t.Shape {
 		h.i64(int64(d))
 	}
-	var b []byte
+	b, ok := rawBytes(t.Data)
 	switch s := t.Data.(type) {
 	case []float32:
+		if ok {
+			break
+		}
 		b = make([]byte, 4*len(s))
 		for i, v := range s {
 			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
 		}
 	case []float64:
+		if ok {
+			break
+		}
 		b = make([]byte, 8*len(s))
 		for i, v := range s {
 			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
 		}
 	case []int64:
+		if ok {
+			break
+		}
 		b = make([]byte, 8*len(s))
 		for i, v := range s {
 			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
 		}
 	case []int32:
+		if ok {
+			break
+		}
 		b = make([]byte, 4*len(s))
 		for i, v := range s {
 			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))

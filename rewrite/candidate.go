@@ -8,6 +8,9 @@ type Candidate struct {
 	Graph *graph.Graph
 	// Rule names the rewrite rule that produced it.
 	Rule string
+	// Hash is Graph.CanonicalHash() when the rewriter computed it (the
+	// Engine always does), else zero.
+	Hash graph.Hash
 }
 
 // Rewriter proposes the rewrites of a graph. Engine is the rule-based

@@ -492,6 +492,11 @@ func (s *mstate) bindSym(sym *Symbol, v Value) bool {
 // dimensions, conditions, and that values made inside the match are not
 // used outside it unless they are source outputs.
 func (s *mstate) final() bool {
+	return s.holds() && s.closed()
+}
+
+// holds checks the computed template dimensions and the conditions.
+func (s *mstate) holds() bool {
 	en := &env{m: s.m, syms: s.syms}
 	for _, v := range s.r.Vars {
 		if v.Template == nil || s.m.Values[v.Index] == nil {
@@ -519,7 +524,7 @@ func (s *mstate) final() bool {
 			return false
 		}
 	}
-	return s.closed()
+	return true
 }
 
 // closed reports whether every value produced by a matched node and used

@@ -1,0 +1,441 @@
+package rewrite
+
+import (
+	"encoding/binary"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/rules"
+)
+
+// The matcher follows a rule's Plan depth first over one mutable partial
+// match, undoing each binding when it backtracks (no state is copied per
+// step). It agrees with rules.Index.FindMatches, the reference matcher:
+// attribute matching and the final conditions are the rules package's own
+// (PNode.MatchAttrs, Rule.Holds); op, arity, argument, output and shape
+// template checks are reimplemented here over the index.
+
+// prule is a rule prepared for matching.
+type prule struct {
+	r *rules.Rule
+	// inputUsed[pnode][input position] says whether the pattern node
+	// fills that input (an argument or a bracketed constant).
+	inputUsed [][]bool
+	// isSrcOut[pnode][output] marks the source outputs.
+	isSrcOut [][]bool
+}
+
+func prepareRule(r *rules.Rule) *prule {
+	pr := &prule{r: r,
+		inputUsed: make([][]bool, len(r.Source.Nodes)),
+		isSrcOut:  make([][]bool, len(r.Source.Nodes)),
+	}
+	for _, pn := range r.Source.Nodes {
+		used := make([]bool, pn.NumInputs)
+		for _, p := range pn.ArgInput {
+			if p < len(used) {
+				used[p] = true
+			}
+		}
+		for _, a := range pn.Attrs {
+			if a.Param && a.Input < len(used) {
+				used[a.Input] = true
+			}
+		}
+		pr.inputUsed[pn.Index] = used
+		pr.isSrcOut[pn.Index] = make([]bool, pn.NumOutputs)
+	}
+	for _, o := range r.Source.Outputs {
+		if o.Kind == rules.RefNode && o.Output < len(pr.isSrcOut[o.Node.Index]) {
+			pr.isSrcOut[o.Node.Index][o.Output] = true
+		}
+	}
+	return pr
+}
+
+// found is one complete match with the positions of its nodes.
+type found struct {
+	m   *rules.Match
+	pos []int32 // position of each source node's graph node
+}
+
+// matcher is the search state for one rule on one graph.
+type matcher struct {
+	gx *gindex
+	pr *prule
+	r  *rules.Rule
+	m  rules.Match
+	// pos holds the position of the graph node bound to each source node
+	// (-1 when unbound).
+	pos []int32
+	// outs[pnode][k] is the graph value an unmatched source node's output k
+	// must be (bound through an argument of a matched node), or nil.
+	outs   [][]*graph.Value
+	syms   []rules.Value
+	symSet []bool
+	// saved[depth] holds m.Attrs before the node of plan step depth was
+	// bound, to undo attribute bindings.
+	saved [][]rules.Value
+
+	seen     map[string]bool
+	vid      map[*graph.Value]uint32
+	key      []byte
+	out      []found
+	external int // matches rejected because an internal value escapes
+}
+
+// findMatches returns every match of pr in gx, in search order, and the
+// number of complete matches rejected for external use.
+func findMatches(gx *gindex, pr *prule) ([]found, int) {
+	r := pr.r
+	if len(r.Plan) == 0 {
+		return nil, 0
+	}
+	mt := &matcher{gx: gx, pr: pr, r: r,
+		m: rules.Match{Rule: r,
+			Nodes:  make([]*graph.Node, len(r.Source.Nodes)),
+			Values: make([]*graph.Value, len(r.Vars)),
+			Attrs:  make([]rules.Value, len(r.Vars)),
+		},
+		pos:    make([]int32, len(r.Source.Nodes)),
+		outs:   make([][]*graph.Value, len(r.Source.Nodes)),
+		syms:   make([]rules.Value, len(r.Symbols)),
+		symSet: make([]bool, len(r.Symbols)),
+		saved:  make([][]rules.Value, len(r.Plan)),
+		seen:   map[string]bool{},
+		vid:    map[*graph.Value]uint32{},
+	}
+	for i := range mt.pos {
+		mt.pos[i] = -1
+	}
+	for _, pn := range r.Source.Nodes {
+		mt.outs[pn.Index] = make([]*graph.Value, pn.NumOutputs)
+	}
+	for i := range mt.saved {
+		mt.saved[i] = make([]rules.Value, len(r.Vars))
+	}
+	mt.step(0)
+	return mt.out, mt.external
+}
+
+// step extends the partial match by plan step i.
+func (mt *matcher) step(i int) {
+	if i == len(mt.r.Plan) {
+		mt.complete()
+		return
+	}
+	st := &mt.r.Plan[i]
+	switch st.Kind {
+	case rules.StepScan:
+		for _, p := range mt.gx.byOp[st.Node.Op] {
+			mt.tryNode(i, st.Node, p)
+		}
+	case rules.StepProducer:
+		v := mt.boundRef(st.From)
+		if v == nil {
+			return
+		}
+		if p := mt.gx.producerOf(v); p >= 0 {
+			mt.tryNode(i, st.Node, p)
+		}
+	case rules.StepConsumer:
+		v := mt.boundRef(st.From)
+		if v == nil {
+			return
+		}
+		for _, p := range mt.gx.consumers[v] {
+			mt.tryNode(i, st.Node, p)
+		}
+	}
+}
+
+// boundRef returns the graph value bound to a variable or node output.
+func (mt *matcher) boundRef(r rules.Ref) *graph.Value {
+	switch r.Kind {
+	case rules.RefVar:
+		return mt.m.Values[r.Var.Index]
+	case rules.RefNode:
+		if n := mt.m.Nodes[r.Node.Index]; n != nil {
+			return n.Output(r.Output)
+		}
+		if o := mt.outs[r.Node.Index]; r.Output < len(o) {
+			return o[r.Output]
+		}
+	}
+	return nil
+}
+
+// tryNode matches source node pn (plan step i) at the graph node at
+// position p and continues the search for every way it fits.
+func (mt *matcher) tryNode(i int, pn *rules.PNode, p int32) {
+	gn := mt.gx.nodes[p]
+	if gn.Op != pn.Op || gn.IsOpaque() || (gn.Domain != "" && gn.Domain != "ai.onnx") {
+		return
+	}
+	for _, q := range mt.pos {
+		if q == p {
+			return // each graph node matches one source node
+		}
+	}
+	ins := gn.Inputs
+	for len(ins) > 0 && ins[len(ins)-1] == nil {
+		ins = ins[:len(ins)-1]
+	}
+	if len(ins) != pn.NumInputs {
+		return
+	}
+	if pn.Schema.MaxOutputs() < 0 {
+		if len(gn.Outputs) != pn.NumOutputs {
+			return
+		}
+	} else if len(gn.Outputs) < pn.NumOutputs {
+		return
+	}
+	want := mt.outs[pn.Index]
+	for k := 0; k < pn.NumOutputs; k++ {
+		if gn.Outputs[k] == nil || (want[k] != nil && want[k] != gn.Outputs[k]) {
+			return
+		}
+	}
+	used := mt.pr.inputUsed[pn.Index]
+	for k, in := range ins {
+		if in != nil && !used[k] {
+			return
+		}
+	}
+	saved := mt.saved[i]
+	copy(saved, mt.m.Attrs)
+	if pn.MatchAttrs(&mt.m, gn) {
+		mt.m.Nodes[pn.Index], mt.pos[pn.Index] = gn, p
+		if pn.Commutative && len(pn.Args) == 2 {
+			mt.bindArgs(i, pn, ins, false, 0)
+			mt.bindArgs(i, pn, ins, true, 0)
+		} else {
+			mt.bindArgs(i, pn, ins, false, 0)
+		}
+		mt.m.Nodes[pn.Index], mt.pos[pn.Index] = nil, -1
+	}
+	copy(mt.m.Attrs, saved)
+}
+
+// bindArgs binds arguments j... of pn (swapped: a commutative node's two
+// arguments in the other order) and then continues with plan step i+1.
+func (mt *matcher) bindArgs(i int, pn *rules.PNode, ins []*graph.Value, swapped bool, j int) {
+	if j == len(pn.Args) {
+		mt.step(i + 1)
+		return
+	}
+	a := pn.Args[j]
+	p := pn.ArgInput[j]
+	if swapped {
+		p = pn.ArgInput[1-j]
+	}
+	gv := ins[p]
+	if gv == nil {
+		return
+	}
+	switch a.Kind {
+	case rules.RefVar:
+		idx := a.Var.Index
+		if old := mt.m.Values[idx]; old != nil {
+			if old == gv {
+				mt.bindArgs(i, pn, ins, swapped, j+1)
+			}
+			return
+		}
+		mt.fitTemplate(a.Var, gv, func() {
+			mt.m.Values[idx] = gv
+			mt.bindArgs(i, pn, ins, swapped, j+1)
+			mt.m.Values[idx] = nil
+		})
+	case rules.RefNode:
+		if n := mt.m.Nodes[a.Node.Index]; n != nil {
+			if n.Output(a.Output) == gv {
+				mt.bindArgs(i, pn, ins, swapped, j+1)
+			}
+			return
+		}
+		o := mt.outs[a.Node.Index]
+		if old := o[a.Output]; old != nil {
+			if old == gv {
+				mt.bindArgs(i, pn, ins, swapped, j+1)
+			}
+			return
+		}
+		o[a.Output] = gv
+		mt.bindArgs(i, pn, ins, swapped, j+1)
+		o[a.Output] = nil
+	}
+}
+
+// fitTemplate calls cont once for every way gv's shape fits v's template
+// given the symbols bound so far, with the new symbols bound. Only
+// floating-point values fit (rules are verified in floating point).
+func (mt *matcher) fitTemplate(v *rules.Var, gv *graph.Value, cont func()) {
+	if !gv.DType.IsFloat() {
+		return
+	}
+	if v.Template == nil {
+		cont()
+		return
+	}
+	if !gv.ShapeKnown || !gv.Shape.Static() {
+		return
+	}
+	dims := v.Template.Dims
+	shape := gv.Shape
+	var walk func(i, k int)
+	walk = func(i, k int) {
+		if i == len(dims) {
+			if k == len(shape) {
+				cont()
+			}
+			return
+		}
+		d := dims[i]
+		if d.Seg != nil {
+			si := d.Seg.Index
+			if mt.symSet[si] {
+				seg := mt.syms[si].Ints
+				if k+len(seg) > len(shape) {
+					return
+				}
+				for j, x := range seg {
+					if shape[k+j].Value != x {
+						return
+					}
+				}
+				walk(i+1, k+len(seg))
+				return
+			}
+			rest := 0
+			for _, e := range dims[i+1:] {
+				if e.Seg == nil {
+					rest++
+				}
+			}
+			for n := 0; k+n+rest <= len(shape); n++ {
+				seg := make([]int64, n)
+				for j := range seg {
+					seg[j] = shape[k+j].Value
+				}
+				mt.syms[si], mt.symSet[si] = rules.Value{Kind: rules.KInts, Ints: seg}, true
+				walk(i+1, k+n)
+				mt.syms[si], mt.symSet[si] = rules.Value{}, false
+			}
+			return
+		}
+		if k >= len(shape) {
+			return
+		}
+		x := shape[k].Value
+		switch e := d.Expr; {
+		case e.Sym != nil:
+			si := e.Sym.Index
+			if mt.symSet[si] {
+				if mt.syms[si].Int == x {
+					walk(i+1, k+1)
+				}
+				return
+			}
+			mt.syms[si], mt.symSet[si] = rules.Value{Kind: rules.KInt, Int: x}, true
+			walk(i+1, k+1)
+			mt.syms[si], mt.symSet[si] = rules.Value{}, false
+		case e.Op == rules.ELit:
+			if e.Lit.Int == x {
+				walk(i+1, k+1)
+			}
+		default:
+			// Computed dimensions are checked by Holds once every
+			// symbol is bound.
+			walk(i+1, k+1)
+		}
+	}
+	walk(0, 0)
+}
+
+// complete handles a full binding: it drops repeats (the same nodes and
+// values reached another way), checks templates and conditions, and that
+// no internal value escapes.
+func (mt *matcher) complete() {
+	key := mt.key[:0]
+	for _, p := range mt.pos {
+		key = binary.LittleEndian.AppendUint32(key, uint32(p))
+	}
+	for _, v := range mt.m.Values {
+		if v == nil {
+			key = binary.LittleEndian.AppendUint32(key, ^uint32(0))
+			continue
+		}
+		key = mt.appendValueKey(key, v)
+	}
+	mt.key = key
+	if mt.seen[string(key)] {
+		return
+	}
+	mt.seen[string(key)] = true
+	if !mt.r.Holds(&mt.m, mt.syms) {
+		return
+	}
+	if !mt.closed() {
+		mt.external++
+		return
+	}
+	m := &rules.Match{Rule: mt.r,
+		Nodes:  append([]*graph.Node(nil), mt.m.Nodes...),
+		Values: append([]*graph.Value(nil), mt.m.Values...),
+		Attrs:  append([]rules.Value(nil), mt.m.Attrs...),
+	}
+	mt.out = append(mt.out, found{m: m, pos: append([]int32(nil), mt.pos...)})
+}
+
+// appendValueKey appends an identifier of v unique within the graph: its
+// producer's position and output index, or for graph inputs and constants
+// a number given on first sight.
+func (mt *matcher) appendValueKey(key []byte, v *graph.Value) []byte {
+	if p := mt.gx.producerOf(v); p >= 0 {
+		for k, o := range mt.gx.nodes[p].Outputs {
+			if o == v {
+				key = binary.LittleEndian.AppendUint32(key, uint32(p))
+				return binary.LittleEndian.AppendUint32(key, uint32(k))
+			}
+		}
+	}
+	id, ok := mt.vid[v]
+	if !ok {
+		id = uint32(len(mt.vid))
+		mt.vid[v] = id
+	}
+	key = binary.LittleEndian.AppendUint32(key, ^uint32(1))
+	return binary.LittleEndian.AppendUint32(key, id)
+}
+
+// closed reports whether every value a matched node makes and something
+// outside the match reads (or the graph outputs) is a source output.
+func (mt *matcher) closed() bool {
+	for pi, n := range mt.m.Nodes {
+		srcOut := mt.pr.isSrcOut[pi]
+		for k, o := range n.Outputs {
+			if o == nil || (k < len(srcOut) && srcOut[k]) {
+				continue
+			}
+			if mt.gx.isOutput[o] {
+				return false
+			}
+			for _, c := range mt.gx.consumers[o] {
+				if !mt.inMatch(c) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func (mt *matcher) inMatch(p int32) bool {
+	for _, q := range mt.pos {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
