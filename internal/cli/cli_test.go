@@ -123,6 +123,7 @@ func TestCommandsWork(t *testing.T) {
 		{"version", []string{"version"}, []string{"xrl "}},
 		{"inspect", []string{"inspect", f("mlp.onnx")}, []string{"batch", "MatMul", "parameters", "136", "FLOPs", "x=1x16"}},
 		{"inspect opaque", []string{"inspect", f("opaque.onnx")}, []string{"Softplus", "opaque"}},
+		{"inspect candidates", []string{"inspect", f("mlp.onnx"), "--candidates"}, []string{"candidates", "RULE", "MATCHES"}},
 		{"run go", []string{"run", f("mlp.onnx"), "--runtime", "go", "--shape", "x=4x16", "--runs", "3"}, []string{"4x16", "runtime go: median"}},
 		{"convert", []string{"convert", f("mlp.onnx"), out}, []string{"wrote"}},
 		{"verify same", []string{"verify", f("mlp.onnx"), f("mlp.onnx"), "--runtime", "go"}, []string{"equal within tolerance"}},

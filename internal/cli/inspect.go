@@ -7,17 +7,20 @@ import (
 	"path/filepath"
 	"sort"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/models"
+	"github.com/xrl-dev/xrl/rewrite"
 )
 
 type inspectOptions struct {
-	IO     IO
-	Model  string
-	Shapes shapeOptions
-	DOT    string
+	IO         IO
+	Model      string
+	Shapes     shapeOptions
+	DOT        string
+	Candidates bool
 }
 
 // NewCmdInspect returns `xrl inspect MODEL.onnx`.
@@ -40,6 +43,7 @@ Go executor), its parameter count and, once shapes are bound, its FLOPs.`,
 	}
 	opts.Shapes.addFlags(c)
 	c.Flags().StringVar(&opts.DOT, "dot", "", "also write the graph in Graphviz DOT format to this file")
+	c.Flags().BoolVar(&opts.Candidates, "candidates", false, "also list how many rewrite candidates each rule produces (needs bound shapes)")
 	return c
 }
 
@@ -88,6 +92,14 @@ func inspectRun(o *inspectOptions) error {
 		fmt.Fprintf(w, "FLOPs       unknown: %v\n", bindErr)
 	} else {
 		fmt.Fprintf(w, "FLOPs       %s (at %s)\n", humanCount(float64(models.FLOPs(bound))), boundInputs(bound))
+	}
+	if o.Candidates {
+		if bindErr != nil {
+			return fmt.Errorf("%s: --candidates needs static shapes: %w", o.Model, bindErr)
+		}
+		if err := writeCandidates(w, bound); err != nil {
+			return fmt.Errorf("%s: %w", o.Model, err)
+		}
 	}
 	if o.DOT != "" {
 		if err := writeFileAtomic(o.DOT, func(f io.Writer) error { return g.WriteDOT(f) }); err != nil {
@@ -211,4 +223,23 @@ func boundInputs(g *graph.Graph) string {
 		s += v.Name + "=" + v.Shape.String()
 	}
 	return s
+}
+
+// writeCandidates prints the per-rule candidate counts of g's first
+// rewrite step (after folding constant subgraphs, as optimize does).
+func writeCandidates(w io.Writer, g *graph.Graph) error {
+	engine, err := newEngine(nil, len(g.Nodes))
+	if err != nil {
+		return err
+	}
+	folded, _, err := rewrite.Fold(g)
+	if err != nil {
+		return fmt.Errorf("folding constants: %w", err)
+	}
+	cands, st, err := engine.CandidatesWithStats(folded)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\ncandidates  %d from %d matches of %d rules, in %v\n", len(cands), st.Matches, len(engine.Rules()), st.Total.Round(time.Microsecond))
+	return rewrite.WriteCandidateTable(w, st)
 }
