@@ -106,8 +106,13 @@ func (c *CostModel) Entries() int {
 	return len(c.times)
 }
 
-// OpTime returns the cached or freshly measured time of node n of m.
+// OpTime returns the cached or freshly measured time of node n of m. A
+// node whose inputs are all constants costs nothing: it is folded when
+// the model is exported (and by ONNX Runtime when it loads a model).
 func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error) {
+	if constantInputs(n) {
+		return 0, nil
+	}
 	key := opSignature(n)
 	c.mu.Lock()
 	d, ok := c.times[key]
@@ -134,6 +139,18 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	c.dirty = true
 	c.mu.Unlock()
 	return d, nil
+}
+
+// constantInputs reports whether every input of n is a constant (rewrites
+// create such nodes, e.g. concatenating the weights of merged
+// convolutions).
+func constantInputs(n *graph.Node) bool {
+	for _, in := range n.Inputs {
+		if in != nil && in.Const == nil {
+			return false
+		}
+	}
+	return !n.IsOpaque()
 }
 
 // minOpTime is the least time charged for an op whose measured time is

@@ -68,3 +68,27 @@ func TestCostModelCachesBySignature(t *testing.T) {
 		t.Errorf("persisted estimate %v differs from %v", st2.Median, st.Median)
 	}
 }
+
+func TestCostModelChargesNothingForConstantNodes(t *testing.T) {
+	b := graph.NewBuilder("consts")
+	x := b.Input("x", graph.Float32, 2, 3)
+	w1 := b.Const("w1", graph.NewTensor(graph.Float32, 2, 3))
+	w2 := b.Const("w2", graph.NewTensor(graph.Float32, 2, 3))
+	w := b.Op("Add", []*graph.Value{w1, w2}, nil) // constant-only: folded at export
+	b.Output(b.Op("Mul", []*graph.Value{x, w}, nil))
+	g, err := b.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := NewCostModel(CostOptions{Base: "go", Measure: MeasureOptions{Runs: 2, MaxRuns: 2, Warmup: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &graph.Model{Graph: g}
+	if d, err := cm.OpTime(m, g.Nodes[0]); err != nil || d != 0 {
+		t.Errorf("constant-only Add costs %v (%v), want 0", d, err)
+	}
+	if d, err := cm.OpTime(m, g.Nodes[1]); err != nil || d <= 0 {
+		t.Errorf("Mul costs %v (%v), want a positive time", d, err)
+	}
+}

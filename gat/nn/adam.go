@@ -45,3 +45,12 @@ func (a *Adam[F]) Step(ps []*Param[F]) {
 		}
 	}
 }
+
+// Moments returns the first and second moment estimates, one slice per
+// parameter in Step's order (nil before the first Step). The slices are
+// the optimiser's own; checkpoints copy them.
+func (a *Adam[F]) Moments() (m, v [][]F) { return a.m, a.v }
+
+// SetMoments restores moment estimates saved from Moments (with Steps),
+// to resume training. The slices must match the parameters Step is given.
+func (a *Adam[F]) SetMoments(m, v [][]F) { a.m, a.v = m, v }

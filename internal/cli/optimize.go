@@ -28,6 +28,8 @@ type optimizeOptions struct {
 	Seed      uint64
 	Tolerance float64
 	Rules     []string
+	Agent     string // trained policy (optimize_agent.go)
+	Samples   int
 }
 
 // errNotEquivalent is returned when the optimised model fails verification.
@@ -70,8 +72,14 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 			if err := opts.Runtime.validate(true); err != nil {
 				return err
 			}
+			if err := opts.validateAgent(c); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
+			}
+			if opts.Agent != "" {
+				return optimizeAgentRun(opts)
 			}
 			return optimizeRun(opts)
 		},
@@ -87,6 +95,8 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
 	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying the result")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
+	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train') instead of searching")
+	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	return c
 }
 

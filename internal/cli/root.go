@@ -63,6 +63,7 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdRules(s),
 		NewCmdOptimize(s, nil),
 		NewCmdEnv(s),
+		NewCmdTrain(s, nil),
 	)
 	return root
 }

@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/ppo"
+	"github.com/xrl-dev/xrl/ppo/plots"
+	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/runtime"
+)
+
+// Files a training run writes next to ppo's metrics.jsonl, agent.ckpt and
+// config.json.
+const (
+	bestModelFile = "best.onnx"
+	costCacheFile = "cost-cache.json"
+)
+
+type trainOptions struct {
+	IO        IO
+	Model     string
+	Shapes    shapeOptions
+	Runtime   runtimeOptions
+	PPO       ppo.Config
+	Out       string
+	Resume    bool
+	ExpName   string
+	Rules     []string
+	Tolerance float64
+	// set holds the flags given on the command line.
+	set map[string]bool
+}
+
+// runInfo is what config.json records besides the PPO configuration.
+type runInfo struct {
+	Model   string   `json:"model"`
+	Runtime string   `json:"runtime"`
+	Rules   []string `json:"rules,omitempty"`
+	ExpName string   `json:"exp_name"`
+}
+
+// errInterrupted is returned when a signal stopped training.
+var errInterrupted = errors.New("training interrupted")
+
+// NewCmdTrain returns `xrl train MODEL.onnx`.
+func NewCmdTrain(s IO, runF func(*trainOptions) error) *cobra.Command {
+	opts := &trainOptions{IO: s, PPO: ppo.DefaultConfig()}
+	c := &cobra.Command{
+		Use:   "train MODEL.onnx",
+		Short: "Train a rewriting agent on a model with PPO",
+		Long: `train runs X-RLflow's reinforcement learning on one model: a graph-attention policy
+picks one verified rewrite per step and is trained with PPO (clipped objective, GAE,
+defaults from the paper: 1000 episodes, an update every 10, lr 5e-4).
+
+The per-step reward measures latency with --runtime: "cost" (the default: per-op times
+measured once on the default backend and summed; fast) or end-to-end measurement on
+"ort" or "go" (what the paper does; slow). At the end the fastest graph found is folded,
+verified against the original and written as best.onnx, and its latency is measured
+end to end on the default backend.
+
+The run directory (--out, default runs/MODEL__EXP__SEED__UNIXTIME) receives
+metrics.jsonl (CleanRL's metric names), agent.ckpt (rewritten atomically after every
+update), config.json, best.onnx and return.png, speedup.png and rules.png. A run that
+was stopped (Ctrl-C, a crash, a reboot) continues with --out DIR --resume and appends
+to the same metric stream; --episodes may then extend it.
+
+The paper's 1000 episodes take hours on a large model; the progress line on stderr
+shows the time left. Try --episodes 50 first.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Model = args[0]
+			opts.set = map[string]bool{}
+			c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+			if err := opts.PPO.Validate(); err != nil {
+				return usagef("%v", err)
+			}
+			if opts.Resume && opts.Out == "" {
+				return usagef("--resume needs --out: the run directory to continue")
+			}
+			if opts.Resume {
+				for _, name := range ppo.FlagNames() {
+					if opts.set[name] && name != "episodes" {
+						return usagef("--%s cannot change on --resume: the run continues with the configuration in its checkpoint (only --episodes may extend it)", name)
+					}
+				}
+			}
+			if opts.ExpName == "" || strings.ContainsAny(opts.ExpName, `/\`) {
+				return usagef("--exp-name %q: want a non-empty name without slashes", opts.ExpName)
+			}
+			if opts.Tolerance <= 0 {
+				return usagef("--tolerance must be positive, got %g", opts.Tolerance)
+			}
+			if err := opts.Runtime.validate(true); err != nil {
+				return err
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return trainRun(opts)
+		},
+	}
+	opts.Shapes.addFlags(c)
+	opts.Runtime.addFlags(c, true)
+	f := c.Flags()
+	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort or go (default cost; the final report measures on ort when installed, else go)"
+	f.StringVar(&opts.Out, "out", "", "run directory (default runs/MODEL__EXP__SEED__UNIXTIME)")
+	f.BoolVar(&opts.Resume, "resume", false, "continue the run in --out from its last checkpoint")
+	f.StringVar(&opts.ExpName, "exp-name", "ppo", "experiment name used in the default run directory")
+	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
+	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying best.onnx")
+	opts.PPO.Flags(f)
+	return c
+}
+
+// rewardRuntime returns the latency model used for rewards.
+func (o *trainOptions) rewardRuntime() string {
+	if o.Runtime.Runtime == "" {
+		return "cost"
+	}
+	return o.Runtime.Runtime
+}
+
+// runDir returns the run directory, naming a new one CleanRL-style.
+func (o *trainOptions) runDir(now time.Time) string {
+	if o.Out != "" {
+		return o.Out
+	}
+	model := strings.TrimSuffix(filepath.Base(o.Model), filepath.Ext(o.Model))
+	return filepath.Join("runs", fmt.Sprintf("%s__%s__%d__%d", model, o.ExpName, o.PPO.Seed, now.Unix()))
+}
+
+// resumeInfo reconciles the flags with a stored run's config.json.
+func (o *trainOptions) resumeInfo(dir string) error {
+	b, err := os.ReadFile(filepath.Join(dir, ppo.ConfigFile))
+	if err != nil {
+		return fmt.Errorf("--resume: %w", err)
+	}
+	var stored struct {
+		Run runInfo `json:"run"`
+	}
+	if err := json.Unmarshal(b, &stored); err != nil {
+		return fmt.Errorf("--resume: %s: %w", filepath.Join(dir, ppo.ConfigFile), err)
+	}
+	if o.set["runtime"] && o.rewardRuntime() != stored.Run.Runtime {
+		return usagef("--runtime %s: the run was trained with %s rewards", o.rewardRuntime(), stored.Run.Runtime)
+	}
+	if o.set["rules"] && !slices.Equal(o.Rules, stored.Run.Rules) {
+		return usagef("--rules cannot change on --resume (the run uses %v)", stored.Run.Rules)
+	}
+	o.Runtime.Runtime, o.Rules = stored.Run.Runtime, stored.Run.Rules
+	return nil
+}
+
+func trainRun(o *trainOptions) error {
+	start := time.Now()
+	dir := o.runDir(start)
+	if o.Resume {
+		if err := o.resumeInfo(dir); err != nil {
+			return err
+		}
+	}
+	orig, err := loadBound(o.Model, &o.Shapes)
+	if err != nil {
+		return err
+	}
+	engine, err := newEngine(o.Rules, len(orig.Graph.Nodes))
+	if err != nil {
+		return err
+	}
+	folded, _, err := rewrite.Fold(orig.Graph)
+	if err != nil {
+		return fmt.Errorf("%s: folding constants: %w", o.Model, err)
+	}
+	startModel := *orig
+	startModel.Graph = folded
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lm, err := o.latencyModel(dir)
+	if err != nil {
+		return err
+	}
+	ec := env.Config{Model: &startModel, Rewriter: engine, Latency: lm}
+
+	w := o.IO.Out
+	prog := newProgress(o.IO.Err, "train")
+	var sessionEpisodes int
+	topts := ppo.Options{
+		RunInfo: map[string]any{"model": o.Model, "runtime": lm.Name(), "rules": o.Rules, "exp_name": o.ExpName},
+	}
+	var tr *ppo.Trainer
+	topts.OnEpisode = func(r ppo.EpisodeRecord) {
+		sessionEpisodes++
+		total := tr.Config().Episodes
+		per := time.Since(start) / time.Duration(sessionEpisodes)
+		eta := per * time.Duration(total-r.Episode)
+		prog.update("episode %d/%d %s return %.2f, best %.3fx, %v/episode, ETA %v",
+			r.Episode, total, bar(r.Episode, total, 20), float64(r.Return), float64(r.BestSpeedup),
+			per.Round(time.Millisecond), eta.Round(time.Second))
+	}
+	topts.OnUpdate = func(u ppo.UpdateRecord) {
+		prog.done()
+		fmt.Fprintf(w, "update %d: episode %d, step %d, policy loss %.4f, value loss %.3f, entropy %.3f, approx_kl %.4f, clipfrac %.3f, SPS %.1f\n",
+			u.Update, u.Episode, u.GlobalStep, float64(u.PolicyLoss), float64(u.ValueLoss), float64(u.Entropy),
+			float64(u.ApproxKL), float64(u.ClipFrac), float64(u.SPS))
+		prog.last = time.Time{} // redraw at the next episode
+	}
+	if o.Resume {
+		tr, err = ppo.Resume(dir, episodesFlag(o), ec, topts)
+	} else {
+		tr, err = ppo.New(dir, o.PPO, ec, topts)
+	}
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	cfg := tr.Config()
+	verb := "training"
+	if o.Resume {
+		verb = fmt.Sprintf("resuming at episode %d of", tr.State().Episode)
+	}
+	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
+		verb, o.Model, len(folded.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C ends the process at once
+	}()
+	runErr := tr.Run(ctx)
+	prog.done()
+	if errors.Is(runErr, context.Canceled) {
+		st := tr.State()
+		fmt.Fprintf(o.IO.Err, "stopped after episode %d; the checkpoint holds update %d. Continue with:\n  xrl train %s --out %s --resume\n",
+			st.Episode, st.Update, o.Model, dir)
+		return errInterrupted
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if err := tr.Close(); err != nil {
+		return err
+	}
+	trainTime := time.Since(start)
+	return o.finish(w, dir, orig, tr, lm.Name(), trainTime)
+}
+
+// episodesFlag returns --episodes when given (0 otherwise).
+func episodesFlag(o *trainOptions) int {
+	if o.set["episodes"] {
+		return o.PPO.Episodes
+	}
+	return 0
+}
+
+// latencyModel returns the reward's latency model; the cost model keeps
+// its per-op times in the run directory, so a resumed run sees the same
+// costs.
+func (o *trainOptions) latencyModel(dir string) (runtime.LatencyModel, error) {
+	name := o.rewardRuntime()
+	if name == "cost" {
+		return runtime.NewCostModel(runtime.CostOptions{Backend: o.Runtime.backendOptions(), CacheFile: filepath.Join(dir, costCacheFile)})
+	}
+	return runtime.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
+}
+
+// finish exports, verifies and reports the best graph and draws the
+// charts.
+func (o *trainOptions) finish(w io.Writer, dir string, orig *graph.Model, tr *ppo.Trainer, latName string, trainTime time.Duration) error {
+	bestG, initial, best := tr.Best()
+	folded, _, err := rewrite.Fold(bestG)
+	if err != nil {
+		return fmt.Errorf("folding the best graph: %w", err)
+	}
+	out := *orig
+	out.Graph = folded
+	if err := verifyModels(w, orig, &out, o.Tolerance, tr.Config().Seed); err != nil {
+		return err
+	}
+	bestPath := filepath.Join(dir, bestModelFile)
+	if err := onnx.WriteFile(bestPath, &out); err != nil {
+		return fmt.Errorf("writing %s: %w", bestPath, err)
+	}
+	st := tr.State()
+	fmt.Fprintf(w, "trained %d episodes (%d updates, %d steps) in %v\n", st.Episode, st.Update, st.GlobalStep, trainTime.Round(time.Second))
+	from := "the start graph"
+	if st.BestEpisode > 0 {
+		from = fmt.Sprintf("episode %d", st.BestEpisode)
+	}
+	fmt.Fprintf(w, "%s latency of the best graph (%s): %v -> %v (%.3fx)\n", latName, from,
+		initial.Round(time.Microsecond), best.Round(time.Microsecond), float64(initial)/float64(best))
+	if err := reportMeasured(w, &optimizeOptions{Runtime: o.Runtime, Seed: tr.Config().Seed}, orig, &out); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "nodes: %d -> %d\n", len(orig.Graph.Nodes), len(folded.Nodes))
+	files, err := plots.WriteAll(dir)
+	if err != nil {
+		return err
+	}
+	files = append([]string{filepath.Join(dir, ppo.MetricsFile), filepath.Join(dir, ppo.CheckpointFile),
+		filepath.Join(dir, ppo.ConfigFile), bestPath}, files...)
+	fmt.Fprintf(w, "wrote %s\n", strings.Join(files, ", "))
+	return nil
+}
+
+// bar draws a text progress bar of width cells.
+func bar(done, total, width int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := min(width, done*width/total)
+	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
+}

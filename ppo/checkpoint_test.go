@@ -1,0 +1,57 @@
+package ppo
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCorruptCheckpointsAreRejected(t *testing.T) {
+	cfg := smallConfig()
+	cfg.Episodes = 2
+	dir := t.TempDir()
+	train(t, dir, cfg, false, 0)
+	good, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeCheckpoint(good, true); err != nil {
+		t.Fatalf("good checkpoint: %v", err)
+	}
+	dup := append(append([]byte(nil), good...), good[len(checkpointMagic)+4:]...)
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "not an xrl training checkpoint"},
+		{"gat checkpoint", []byte("xrl-gat\n...."), "not an xrl training checkpoint"},
+		{"no version", good[:len(checkpointMagic)+2], "truncated"},
+		{"truncated", good[:len(good)/2], "bytes announced"},
+		{"header only", good[:len(checkpointMagic)+4], "no end marker"},
+		{"data after the end", dup, "after the end marker"},
+		{"future version", append([]byte(checkpointMagic), 9, 0, 0, 0), "version 9"},
+	}
+	for _, c := range cases {
+		_, err := decodeCheckpoint(c.data, true)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+	// Every truncation fails cleanly (no panic), also at section ends.
+	for n := 0; n < len(good); n++ {
+		if _, err := decodeCheckpoint(good[:n], true); err == nil {
+			t.Fatalf("checkpoint cut at %d bytes was accepted", n)
+		}
+	}
+	// A bare network checkpoint loads as a policy with the defaults.
+	ck, _ := decodeCheckpoint(good, true)
+	p := filepath.Join(t.TempDir(), "net.gat")
+	if err := ck.Net.SaveFile(p); err != nil {
+		t.Fatal(err)
+	}
+	if net, c, err := LoadPolicy(p); err != nil || net == nil || c.Episodes != 1000 {
+		t.Errorf("LoadPolicy on a gat checkpoint: %v", err)
+	}
+}

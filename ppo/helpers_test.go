@@ -1,0 +1,25 @@
+package ppo
+
+import (
+	"testing"
+
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/internal/xrltest"
+)
+
+// chainEnv is a small deterministic environment: a chain of removable
+// Identity and Relu nodes under the per-node latency model.
+func chainEnv(t testing.TB) env.Config {
+	t.Helper()
+	m := xrltest.ChainModel(t, "Identity", "Relu", "Relu", "Identity", "Relu", "Relu", "Tanh", "Identity", "Relu", "Relu")
+	return env.Config{Model: m, Rewriter: xrltest.DropRewriter{}, Latency: &xrltest.NodeLatency{}}
+}
+
+// smallConfig is a fast configuration for tests.
+func smallConfig() Config {
+	c := DefaultConfig()
+	c.GATLayers, c.Hidden, c.Heads, c.HeadHidden = 2, 16, 2, []int{32}
+	c.Horizon, c.FeedbackEvery = 12, 2
+	c.UpdateEvery, c.Epochs, c.MinibatchSize = 2, 2, 4
+	return c
+}

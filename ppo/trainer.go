@@ -1,0 +1,340 @@
+package ppo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/gat"
+	"github.com/xrl-dev/xrl/gat/nn"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx"
+)
+
+// Files of a run directory.
+const (
+	MetricsFile    = "metrics.jsonl"
+	CheckpointFile = "agent.ckpt"
+	ConfigFile     = "config.json"
+)
+
+// Options are the parts of a trainer that are not hyper-parameters.
+type Options struct {
+	// Clock returns the time for charts/SPS (default time.Now). It is
+	// called once when Run starts and once after every update.
+	Clock func() time.Time
+	// OnEpisode and OnUpdate, if set, see every record after it is
+	// written (for progress displays).
+	OnEpisode func(EpisodeRecord)
+	OnUpdate  func(UpdateRecord)
+	// RunInfo is stored in config.json next to the Config (model path,
+	// latency model ...).
+	RunInfo map[string]any
+}
+
+// State is the trainer's progress, saved in every checkpoint.
+type State struct {
+	// Episode counts finished episodes, Update finished updates,
+	// GlobalStep environment steps.
+	Episode, Update, GlobalStep int
+	// InitialLatency is the start graph's latency; BestLatency the lowest
+	// measured over the run, in episode BestEpisode (0: the start graph).
+	InitialLatency, BestLatency time.Duration
+	BestEpisode                 int
+	// MetricsOffset is the length of metrics.jsonl when the checkpoint
+	// was written.
+	MetricsOffset int64
+	// ActRNG and ShuffleRNG are the states of the generators that sample
+	// actions and shuffle minibatches; AdamSteps is Adam's step count.
+	ActRNG, ShuffleRNG []byte
+	AdamSteps          int
+}
+
+// Trainer trains a policy on one environment with PPO. Create it with New
+// or Resume, then call Run.
+type Trainer struct {
+	cfg  Config
+	dir  string
+	opts Options
+
+	env     *env.Env
+	net     *gat.Net
+	opt     *nn.Adam[float32]
+	actSrc  *rand.PCG
+	shufSrc *rand.PCG
+	shuf    *rand.Rand
+	agent   *Agent
+	st      State
+
+	best      *graph.Graph // nil: no improvement over the start graph yet
+	bestBytes []byte       // ONNX encoding of best, for checkpoints
+	metrics   *metricsFile
+	batch     gat.Batch
+}
+
+// New starts a run in dir (created if needed; it must not hold a
+// checkpoint already). The environment is ec with Horizon, FeedbackEvery
+// and MaxCandidates taken from cfg.
+func New(dir string, cfg Config, ec env.Config, opts Options) (*Trainer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); err == nil {
+		return nil, fmt.Errorf("%s already holds a checkpoint: resume it or choose another directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	net, err := gat.New(cfg.NetConfig())
+	if err != nil {
+		return nil, err
+	}
+	t := &Trainer{cfg: cfg, dir: dir, opts: opts, net: net}
+	t.actSrc = rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)
+	t.shufSrc = rand.NewPCG(cfg.Seed, 0xbf58476d1ce4e5b9)
+	t.opt = nn.NewAdam[float32](cfg.LearningRate)
+	if err := t.init(ec); err != nil {
+		return nil, err
+	}
+	if err := t.writeConfig(); err != nil {
+		return nil, err
+	}
+	if t.metrics, err = openMetrics(filepath.Join(dir, MetricsFile), 0); err != nil {
+		return nil, err
+	}
+	// A checkpoint of the untrained state lets even a run killed before
+	// its first update resume.
+	if err := t.checkpoint(); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// Resume continues the run in dir from its checkpoint, with the stored
+// Config. episodes > 0 changes the run's length (it may not be below the
+// episodes already done). metrics.jsonl is cut back to what the
+// checkpoint covers, so episodes run after it are run again, not
+// repeated in the stream.
+func Resume(dir string, episodes int, ec env.Config, opts Options) (*Trainer, error) {
+	ck, err := ReadCheckpoint(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		return nil, err
+	}
+	cfg := ck.Config
+	if episodes > 0 {
+		if episodes < ck.State.Episode {
+			return nil, fmt.Errorf("%s: the run already has %d episodes; cannot shorten it to %d", dir, ck.State.Episode, episodes)
+		}
+		cfg.Episodes = episodes
+	}
+	t := &Trainer{cfg: cfg, dir: dir, opts: opts, net: ck.Net, st: ck.State}
+	t.actSrc, t.shufSrc = &rand.PCG{}, &rand.PCG{}
+	if err := t.actSrc.UnmarshalBinary(ck.State.ActRNG); err != nil {
+		return nil, fmt.Errorf("%s: action generator state: %w", dir, err)
+	}
+	if err := t.shufSrc.UnmarshalBinary(ck.State.ShuffleRNG); err != nil {
+		return nil, fmt.Errorf("%s: shuffle generator state: %w", dir, err)
+	}
+	t.opt = nn.NewAdam[float32](cfg.LearningRate)
+	t.opt.Steps = ck.State.AdamSteps
+	if ck.adamM != nil {
+		t.opt.SetMoments(ck.adamM, ck.adamV)
+	}
+	if ck.Best != nil {
+		t.best, t.bestBytes = ck.Best.Graph, ck.bestBytes
+	}
+	if err := t.init(ec); err != nil {
+		return nil, err
+	}
+	if episodes > 0 && episodes != ck.Config.Episodes {
+		if err := t.writeConfig(); err != nil {
+			return nil, err
+		}
+	}
+	if t.metrics, err = openMetrics(filepath.Join(dir, MetricsFile), ck.State.MetricsOffset); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// init builds the environment and the agent.
+func (t *Trainer) init(ec env.Config) error {
+	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = t.cfg.Horizon, t.cfg.FeedbackEvery, t.cfg.MaxCandidates
+	e, err := env.New(ec)
+	if err != nil {
+		return err
+	}
+	t.env = e
+	t.opt.Eps = t.cfg.AdamEps
+	t.shuf = rand.New(t.shufSrc)
+	t.agent = NewAgent(t.net, t.actSrc)
+	return nil
+}
+
+func (t *Trainer) writeConfig() error {
+	b, err := json.MarshalIndent(struct {
+		PPO Config         `json:"ppo"`
+		Run map[string]any `json:"run,omitempty"`
+	}{t.cfg, t.opts.RunInfo}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(t.dir, ConfigFile), append(b, '\n'))
+}
+
+// Config returns the run's configuration.
+func (t *Trainer) Config() Config { return t.cfg }
+
+// State returns the run's progress.
+func (t *Trainer) State() State { return t.st }
+
+// Net returns the policy network.
+func (t *Trainer) Net() *gat.Net { return t.net }
+
+// Env returns the training environment.
+func (t *Trainer) Env() *env.Env { return t.env }
+
+// Best returns the fastest graph measured over the run (the start graph
+// when nothing beat it) with the start and best latencies.
+func (t *Trainer) Best() (g *graph.Graph, initial, best time.Duration) {
+	g = t.best
+	if g == nil {
+		g = t.env.Config().Model.Graph
+	}
+	return g, t.st.InitialLatency, t.st.BestLatency
+}
+
+// Close flushes and closes the metrics file.
+func (t *Trainer) Close() error {
+	if t.metrics == nil {
+		return nil
+	}
+	err := t.metrics.close()
+	t.metrics = nil
+	return err
+}
+
+// episodeSeed derives episode ep's environment seed from the run seed.
+func episodeSeed(seed uint64, ep int) uint64 {
+	z := seed + uint64(ep)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// Run trains until Config.Episodes episodes are done or ctx is cancelled
+// (checked between episodes). After a cancellation, Run may be called
+// again to continue, or the run resumed later from its last checkpoint. A checkpoint is written after every update; an update
+// follows every UpdateEvery episodes and the last episode.
+func (t *Trainer) Run(ctx context.Context) error {
+	if t.metrics == nil {
+		return errors.New("ppo: Run on a closed trainer")
+	}
+	clock := t.opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	windowStart, windowSteps := clock(), 0
+	for t.st.Episode < t.cfg.Episodes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := t.episode()
+		if err != nil {
+			return err
+		}
+		windowSteps += rec.Length
+		if t.st.Episode%t.cfg.UpdateEvery != 0 && t.st.Episode < t.cfg.Episodes {
+			continue
+		}
+		up, err := t.update(t.agent.Steps)
+		if err != nil {
+			return err
+		}
+		t.agent.Steps = nil
+		now := clock()
+		up.SPS = Float(float64(windowSteps) / now.Sub(windowStart).Seconds())
+		windowStart, windowSteps = now, 0
+		if err := t.metrics.write(up); err != nil {
+			return err
+		}
+		if t.opts.OnUpdate != nil {
+			t.opts.OnUpdate(up)
+		}
+		if err := t.checkpoint(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// episode runs and records one episode.
+func (t *Trainer) episode() (EpisodeRecord, error) {
+	ep := t.st.Episode + 1
+	seed := episodeSeed(t.cfg.Seed, ep)
+	first := len(t.agent.Steps)
+	res, err := env.Rollout(t.env, t.agent, seed)
+	if err == nil && t.agent.Err != nil {
+		err = t.agent.Err
+	}
+	if err != nil {
+		return EpisodeRecord{}, fmt.Errorf("episode %d: %w", ep, err)
+	}
+	steps := t.agent.Steps[first:]
+	if t.st.Episode == 0 {
+		t.st.InitialLatency, t.st.BestLatency = res.InitialLatency, res.InitialLatency
+	}
+	if res.BestLatency < t.st.BestLatency {
+		t.st.BestLatency, t.st.BestEpisode = res.BestLatency, ep
+		t.best = res.Best
+		if t.bestBytes, err = onnx.Encode(t.env.ModelOf(res.Best)); err != nil {
+			return EpisodeRecord{}, fmt.Errorf("episode %d: encoding the best graph: %w", ep, err)
+		}
+	}
+	t.st.Episode = ep
+	t.st.GlobalStep += len(steps)
+	rec := EpisodeRecord{
+		Type: "episode", Episode: ep, GlobalStep: t.st.GlobalStep, Seed: seed,
+		Return: Float(res.Return), Length: res.Steps,
+		InitialLatencyUS: us(res.InitialLatency), FinalLatencyUS: us(res.FinalLatency), BestLatencyUS: us(res.BestLatency),
+		Speedup: Float(res.Speedup()), BestSpeedup: Float(ratio(t.st.InitialLatency, t.st.BestLatency)),
+		RulesApplied: len(res.Applied), Rules: map[string]int{}, StopReason: res.StopReason,
+	}
+	for _, r := range res.Applied {
+		rec.Rules[r]++
+	}
+	var cands float64
+	for _, s := range steps {
+		if s.Info.Measured {
+			rec.Measurements++
+		}
+		cands += float64(len(s.Obs.Candidates))
+	}
+	if len(steps) > 0 {
+		rec.MeanCandidates = Float(cands / float64(len(steps)))
+	}
+	if err := t.metrics.write(rec); err != nil {
+		return rec, err
+	}
+	if t.opts.OnEpisode != nil {
+		t.opts.OnEpisode(rec)
+	}
+	return rec, nil
+}
+
+func us(d time.Duration) Float { return Float(float64(d) / float64(time.Microsecond)) }
+
+func ratio(a, b time.Duration) float64 {
+	if b <= 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
