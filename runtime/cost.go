@@ -86,7 +86,16 @@ func (c *CostModel) Name() string { return "cost" }
 // nodes (no spread: the estimate is deterministic once ops are cached).
 func (c *CostModel) Latency(m *graph.Model) (Stats, error) {
 	var total time.Duration
+	// Values computed from constants only are folded at export (and by
+	// ONNX Runtime on load): nodes reading nothing else cost nothing.
+	folded := map[*graph.Value]bool{}
 	for _, n := range m.Graph.Nodes {
+		if foldable(n, folded) {
+			for _, o := range n.Outputs {
+				folded[o] = true
+			}
+			continue
+		}
 		d, err := c.OpTime(m, n)
 		if err != nil {
 			return Stats{}, err
@@ -151,6 +160,20 @@ func constantInputs(n *graph.Node) bool {
 		}
 	}
 	return !n.IsOpaque()
+}
+
+// foldable reports whether every input of n is a constant or an output of
+// a foldable node.
+func foldable(n *graph.Node, folded map[*graph.Value]bool) bool {
+	if n.IsOpaque() {
+		return false
+	}
+	for _, in := range n.AllInputs() {
+		if in != nil && in.Const == nil && !folded[in] {
+			return false
+		}
+	}
+	return true
 }
 
 // minOpTime is the least time charged for an op whose measured time is

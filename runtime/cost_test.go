@@ -92,3 +92,33 @@ func TestCostModelChargesNothingForConstantNodes(t *testing.T) {
 		t.Errorf("Mul costs %v (%v), want a positive time", d, err)
 	}
 }
+
+func TestCostModelChargesNothingForConstantChains(t *testing.T) {
+	b := graph.NewBuilder("chain-of-consts")
+	x := b.Input("x", graph.Float32, 2, 3)
+	w1 := b.Const("w1", graph.NewTensor(graph.Float32, 2, 3))
+	w2 := b.Const("w2", graph.NewTensor(graph.Float32, 2, 3))
+	w := b.Op("Add", []*graph.Value{w1, w2}, nil)
+	w = b.Op("Relu", []*graph.Value{w}, nil) // reads only a folded value
+	b.Output(b.Op("Mul", []*graph.Value{x, w}, nil))
+	g, err := b.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm, err := NewCostModel(CostOptions{Base: "go", Measure: MeasureOptions{Runs: 2, MaxRuns: 2, Warmup: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &graph.Model{Graph: g}
+	st, err := cm.Latency(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mul, err := cm.OpTime(m, g.Nodes[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Median != mul {
+		t.Errorf("estimate %v, want only the Mul's %v", st.Median, mul)
+	}
+}
