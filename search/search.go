@@ -84,8 +84,18 @@ func (o Options) sizeLimit(g *graph.Graph) int {
 	return int(growth * float64(len(g.Nodes)))
 }
 
-func timeUp(o Options, t0 time.Time) bool {
-	return o.TimeLimit > 0 && time.Since(t0) >= o.TimeLimit
+// limitReached reports whether the step budget or the time limit is spent,
+// and records the stop reason.
+func limitReached(res *Result, o Options, t0 time.Time) bool {
+	switch {
+	case res.Steps >= o.Budget:
+		res.StopReason = StopBudget
+	case o.TimeLimit > 0 && time.Since(t0) >= o.TimeLimit:
+		res.StopReason = StopTimeLimit
+	default:
+		return false
+	}
+	return true
 }
 
 // Greedy repeatedly applies the candidate with the lowest latency while it
@@ -103,12 +113,7 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 	cur, curLat := p.Model.Graph, res.InitialLatency
 	var path []string
 	for {
-		if res.Steps >= o.Budget {
-			res.StopReason = StopBudget
-			break
-		}
-		if timeUp(o, t0) {
-			res.StopReason = StopTimeLimit
+		if limitReached(res, o, t0) {
 			break
 		}
 		cands, err := p.candidates(cur, res, limit)
@@ -199,12 +204,7 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 			res.StopReason = StopQueueEmpty
 			break
 		}
-		if res.Steps >= o.Budget {
-			res.StopReason = StopBudget
-			break
-		}
-		if timeUp(o, t0) {
-			res.StopReason = StopTimeLimit
+		if limitReached(res, o, t0) {
 			break
 		}
 		item := heap.Pop(q).(*queued)
@@ -258,12 +258,7 @@ func RandomWalk(p *Problem, o Options) (*Result, error) {
 	cur := p.Model.Graph
 	var path, bestPath []string
 	for {
-		if res.Steps >= o.Budget {
-			res.StopReason = StopBudget
-			break
-		}
-		if timeUp(o, t0) {
-			res.StopReason = StopTimeLimit
+		if limitReached(res, o, t0) {
 			break
 		}
 		cands, err := p.candidates(cur, res, limit)
