@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+
+	"github.com/xrl-dev/xrl/graph"
 )
 
 // CheckOptions bounds the work Check does.
@@ -171,7 +173,10 @@ func checkObs(e *Env, obs *Observation, info Info, opts CheckOptions) error {
 		if err := c.Check(); err != nil {
 			return fmt.Errorf("candidate %d: %w", i, err)
 		}
-		h := cands[i].Graph.CanonicalHash()
+		h := cands[i].Graph.CanonicalHash() // recomputed: the check must not trust Candidate.Hash
+		if cands[i].Hash != (graph.Hash{}) && cands[i].Hash != h {
+			return fmt.Errorf("candidate %d (rule %s) carries a wrong hash", i, cands[i].Rule)
+		}
 		if h == cur {
 			return fmt.Errorf("candidate %d (rule %s) equals the current graph", i, cands[i].Rule)
 		}

@@ -20,3 +20,11 @@ type Candidate struct {
 type Rewriter interface {
 	Candidates(g *graph.Graph) ([]Candidate, error)
 }
+
+// GraphHash returns c.Hash, computing it when the rewriter left it zero.
+func (c Candidate) GraphHash() graph.Hash {
+	if c.Hash != (graph.Hash{}) {
+		return c.Hash
+	}
+	return c.Graph.CanonicalHash()
+}

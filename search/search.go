@@ -214,7 +214,7 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 			return nil, err
 		}
 		for _, c := range cands {
-			h := c.Graph.CanonicalHash()
+			h := c.GraphHash()
 			if seen[h] {
 				continue
 			}
