@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/runtime"
 )
 
@@ -76,20 +75,11 @@ steps and at the end of each episode.`,
 }
 
 func envRolloutRun(o *envRolloutOptions) error {
-	m, err := loadBound(o.Model, &o.Shapes)
+	sp, err := prepareStart(o.Model, &o.Shapes, nil)
 	if err != nil {
 		return err
 	}
-	engine, err := newEngine(nil, len(m.Graph.Nodes))
-	if err != nil {
-		return err
-	}
-	folded, _, err := rewrite.Fold(m.Graph)
-	if err != nil {
-		return fmt.Errorf("%s: folding constants: %w", o.Model, err)
-	}
-	start := *m
-	start.Graph = folded
+	start, engine, folded := sp.Start, sp.Engine, sp.Start.Graph
 	name := o.Runtime.Runtime
 	if name == "" {
 		name = "cost"
@@ -98,7 +88,7 @@ func envRolloutRun(o *envRolloutOptions) error {
 	if err != nil {
 		return err
 	}
-	e, err := env.New(env.Config{Model: &start, Rewriter: engine, Latency: lm,
+	e, err := env.New(env.Config{Model: start, Rewriter: engine, Latency: lm,
 		Horizon: o.Horizon, FeedbackEvery: o.FeedbackEvery, MaxCandidates: o.MaxCandidates})
 	if err != nil {
 		return err

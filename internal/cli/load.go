@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/rewrite"
 )
 
 // shapeOptions holds the repeatable --shape flag.
@@ -74,4 +75,32 @@ func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// startPoint is what every optimising command begins from: the bound
+// original model, the same model with its constant subgraphs folded (the
+// graph that is searched and measured), and the rewrite engine.
+type startPoint struct {
+	Orig, Start *graph.Model
+	Engine      *rewrite.Engine
+}
+
+// prepareStart loads and binds a model, builds the rule engine (optionally
+// restricted to ruleNames) and folds the model's constants.
+func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*startPoint, error) {
+	orig, err := loadBound(path, shapes)
+	if err != nil {
+		return nil, err
+	}
+	engine, err := newEngine(ruleNames, len(orig.Graph.Nodes))
+	if err != nil {
+		return nil, err
+	}
+	folded, _, err := rewrite.Fold(orig.Graph)
+	if err != nil {
+		return nil, fmt.Errorf("%s: folding constants: %w", path, err)
+	}
+	start := *orig
+	start.Graph = folded
+	return &startPoint{Orig: orig, Start: &start, Engine: engine}, nil
 }

@@ -110,20 +110,11 @@ func (o *optimizeOptions) searchRuntime() string {
 
 func optimizeRun(o *optimizeOptions) error {
 	start := time.Now()
-	orig, err := loadBound(o.Model, &o.Shapes)
+	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
 	if err != nil {
 		return err
 	}
-	engine, err := newEngine(o.Rules, len(orig.Graph.Nodes))
-	if err != nil {
-		return err
-	}
-	folded, _, err := rewrite.Fold(orig.Graph)
-	if err != nil {
-		return fmt.Errorf("%s: folding constants: %w", o.Model, err)
-	}
-	startModel := *orig
-	startModel.Graph = folded
+	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
 	lm, err := runtime.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
 	if err != nil {
 		return err
@@ -131,7 +122,7 @@ func optimizeRun(o *optimizeOptions) error {
 	w := o.IO.Out
 	fmt.Fprintf(w, "optimising %s (%d nodes) with %s search on the %s latency model\n", o.Model, len(orig.Graph.Nodes), o.Search, lm.Name())
 	progress := newProgress(o.IO.Err, "search")
-	res, err := search.Algorithms[o.Search](&search.Problem{Model: &startModel, Rewriter: engine, Latency: lm}, search.Options{
+	res, err := search.Algorithms[o.Search](&search.Problem{Model: startModel, Rewriter: engine, Latency: lm}, search.Options{
 		Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
 		Progress: func(step int, best time.Duration) {
 			progress.update("step %d, best %v", step, best.Round(time.Microsecond))

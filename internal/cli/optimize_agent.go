@@ -39,24 +39,15 @@ func (o *optimizeOptions) validateAgent(c *cobra.Command) error {
 // verified and written.
 func optimizeAgentRun(o *optimizeOptions) error {
 	start := time.Now()
-	orig, err := loadBound(o.Model, &o.Shapes)
+	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
 	if err != nil {
 		return err
 	}
+	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
 	net, cfg, err := ppo.LoadPolicy(o.Agent)
 	if err != nil {
 		return fmt.Errorf("--agent: %w", err)
 	}
-	engine, err := newEngine(o.Rules, len(orig.Graph.Nodes))
-	if err != nil {
-		return err
-	}
-	folded, _, err := rewrite.Fold(orig.Graph)
-	if err != nil {
-		return fmt.Errorf("%s: folding constants: %w", o.Model, err)
-	}
-	startModel := *orig
-	startModel.Graph = folded
 	lm, err := runtime.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
 	if err != nil {
 		return err
@@ -64,7 +55,7 @@ func optimizeAgentRun(o *optimizeOptions) error {
 	// Latency is measured after every step so that the best graph along
 	// each rollout is found; the policy does not see rewards, so this does
 	// not change its choices.
-	e, err := env.New(env.Config{Model: &startModel, Rewriter: engine, Latency: lm,
+	e, err := env.New(env.Config{Model: startModel, Rewriter: engine, Latency: lm,
 		Horizon: cfg.Horizon, MaxCandidates: cfg.MaxCandidates, FeedbackEvery: 1})
 	if err != nil {
 		return err

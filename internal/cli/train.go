@@ -175,20 +175,11 @@ func trainRun(o *trainOptions) error {
 			return err
 		}
 	}
-	orig, err := loadBound(o.Model, &o.Shapes)
+	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
 	if err != nil {
 		return err
 	}
-	engine, err := newEngine(o.Rules, len(orig.Graph.Nodes))
-	if err != nil {
-		return err
-	}
-	folded, _, err := rewrite.Fold(orig.Graph)
-	if err != nil {
-		return fmt.Errorf("%s: folding constants: %w", o.Model, err)
-	}
-	startModel := *orig
-	startModel.Graph = folded
+	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -196,7 +187,7 @@ func trainRun(o *trainOptions) error {
 	if err != nil {
 		return err
 	}
-	ec := env.Config{Model: &startModel, Rewriter: engine, Latency: lm}
+	ec := env.Config{Model: startModel, Rewriter: engine, Latency: lm}
 
 	w := o.IO.Out
 	prog := newProgress(o.IO.Err, "train")
@@ -236,7 +227,7 @@ func trainRun(o *trainOptions) error {
 		verb = fmt.Sprintf("resuming at episode %d of", tr.State().Episode)
 	}
 	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
-		verb, o.Model, len(folded.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+		verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
