@@ -6,7 +6,7 @@ import (
 
 	"github.com/xrl-dev/xrl/graph"
 
-	"github.com/xrl-dev/xrl/runtime"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // Agent chooses actions. Agents are built on the public Env API only.
@@ -59,7 +59,7 @@ func (a *RandomAgent) Act(obs *Observation) int {
 // candidate improves on the current graph.
 type GreedyAgent struct {
 	Env     *Env
-	Latency runtime.LatencyModel
+	Latency measure.LatencyModel
 	// Err holds the first latency error (the agent then chooses No-Op).
 	Err error
 }

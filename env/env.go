@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/runtime"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // Version is the environment's version; see the Version History in Env's
@@ -32,7 +32,7 @@ type Config struct {
 	Rewriter Rewriter
 	// Latency measures (or estimates) end-to-end latency. Share one value
 	// between environments to share its cache.
-	Latency runtime.LatencyModel
+	Latency measure.LatencyModel
 	// MaxCandidates caps the candidates shown per step (default 200).
 	MaxCandidates int
 	// Horizon is the step limit after which an episode is truncated

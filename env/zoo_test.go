@@ -4,17 +4,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/ort"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
-	"github.com/xrl-dev/xrl/runtime"
-	_ "github.com/xrl-dev/xrl/runtime/ort"
 )
 
 // zooEnv builds the environment for a zoo model (cpu preset) with the real
 // rule set and rewrite engine, starting from the folded graph.
-func zooEnv(t testing.TB, name string, lm runtime.LatencyModel, maxCands int) *env.Env {
+func zooEnv(t testing.TB, name string, lm measure.LatencyModel, maxCands int) *env.Env {
 	t.Helper()
 	m, err := models.Build(name, models.PresetCPU, models.Overrides{})
 	if err != nil {
@@ -24,14 +26,14 @@ func zooEnv(t testing.TB, name string, lm runtime.LatencyModel, maxCands int) *e
 	if err != nil {
 		t.Fatal(err)
 	}
-	folded, _, err := rewrite.Fold(m.Graph)
+	folded, _, err := rewrite.Fold(m.Graph, executor.Evaluate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Graph = folded
 	e, err := env.New(env.Config{
 		Model:         m,
-		Rewriter:      rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(folded.Nodes)}),
+		Rewriter:      rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(folded.Nodes), Eval: executor.Evaluate}),
 		Latency:       lm,
 		MaxCandidates: maxCands,
 	})
@@ -45,7 +47,7 @@ func zooEnv(t testing.TB, name string, lm runtime.LatencyModel, maxCands int) *e
 // with the real rules and the cost latency model (shared, so that a replay
 // sees the same cached op times).
 func TestCheckZoo(t *testing.T) {
-	lm, err := runtime.NewLatencyModel("cost", runtime.BackendOptions{}, runtime.MeasureOptions{})
+	lm, err := measure.NewLatencyModel("cost", measure.BackendOptions{}, measure.MeasureOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ func init() {
 		Register(&OpSchema{
 			Op:      op,
 			Doc:     "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims.",
-			Inputs:  []InputSpec{{Name: "data"}, {Name: "axes", Optional: true}},
+			Inputs:  []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
 			Outputs: []InputSpec{{Name: "reduced"}},
 			Attrs: []AttrSpec{
 				{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},

@@ -12,8 +12,8 @@ func init() {
 		Op: "Resize",
 		Doc: "Y = X resampled (nearest, linear or cubic) to sizes, or to floor(dims*scales); in opset 10 the " +
 			"inputs were only (X, scales), which the codec maps by position to inputs 0 and 2.",
-		Inputs: []InputSpec{{Name: "X"}, {Name: "roi", Optional: true}, {Name: "scales", Optional: true},
-			{Name: "sizes", Optional: true}},
+		Inputs: []InputSpec{{Name: "X"}, {Name: "roi", Optional: true, Param: true}, {Name: "scales", Optional: true, Param: true},
+			{Name: "sizes", Optional: true, Param: true}},
 		Outputs: outY,
 		Attrs: []AttrSpec{
 			{Name: "antialias", Kind: AttrInt, Default: defInt(0)},

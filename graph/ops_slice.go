@@ -21,7 +21,7 @@ func init() {
 	Register(&OpSchema{
 		Op:      "Split",
 		Doc:     "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide).",
-		Inputs:  []InputSpec{{Name: "input"}, {Name: "split", Optional: true}},
+		Inputs:  []InputSpec{{Name: "input"}, {Name: "split", Optional: true, Param: true}},
 		Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
 		Attrs: []AttrSpec{
 			{Name: "axis", Kind: AttrInt, Default: defInt(0)},
@@ -34,8 +34,8 @@ func init() {
 	Register(&OpSchema{
 		Op:  "Slice",
 		Doc: "output = data[starts:ends:steps] on the listed axes, with numpy clamping of out-of-range bounds.",
-		Inputs: []InputSpec{{Name: "data"}, {Name: "starts"}, {Name: "ends"},
-			{Name: "axes", Optional: true}, {Name: "steps", Optional: true}},
+		Inputs: []InputSpec{{Name: "data"}, {Name: "starts", Param: true}, {Name: "ends", Param: true},
+			{Name: "axes", Optional: true, Param: true}, {Name: "steps", Optional: true, Param: true}},
 		Outputs: []InputSpec{{Name: "output"}},
 		AttrInputs: []AttrInput{
 			{Attr: "starts", Input: 1, Since: 10, DType: Int64},
@@ -57,8 +57,8 @@ func init() {
 	Register(&OpSchema{
 		Op:  "Pad",
 		Doc: "output = data padded by pads ([begin..., end...], negative crops) using mode constant/reflect/edge/wrap (the axes input and wrap mode need opset 18, 19).",
-		Inputs: []InputSpec{{Name: "data"}, {Name: "pads"}, {Name: "constant_value", Optional: true},
-			{Name: "axes", Optional: true}},
+		Inputs: []InputSpec{{Name: "data"}, {Name: "pads", Param: true}, {Name: "constant_value", Optional: true},
+			{Name: "axes", Optional: true, Param: true}},
 		Outputs: []InputSpec{{Name: "output"}},
 		Attrs:   []AttrSpec{{Name: "mode", Kind: AttrString, Default: defString("constant")}},
 		AttrInputs: []AttrInput{

@@ -9,7 +9,7 @@ func init() {
 	Register(&OpSchema{
 		Op:       "Reshape",
 		Doc:      "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero.",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "shape"}},
+		Inputs:   []InputSpec{{Name: "data"}, {Name: "shape", Param: true}},
 		Outputs:  []InputSpec{{Name: "reshaped"}},
 		Attrs:    []AttrSpec{{Name: "allowzero", Kind: AttrInt, Default: defInt(0)}},
 		MinOpset: 9,
@@ -27,7 +27,7 @@ func init() {
 	Register(&OpSchema{
 		Op:         "Squeeze",
 		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent).",
-		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Optional: true}},
+		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
 		Outputs:    []InputSpec{{Name: "squeezed"}},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
 		MinOpset:   9,
@@ -36,7 +36,7 @@ func init() {
 	Register(&OpSchema{
 		Op:         "Unsqueeze",
 		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output.",
-		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes"}},
+		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Param: true}},
 		Outputs:    []InputSpec{{Name: "expanded"}},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
 		MinOpset:   9,
@@ -54,7 +54,7 @@ func init() {
 	Register(&OpSchema{
 		Op:       "Expand",
 		Doc:      "output = input broadcast (numpy rules, both ways) against the given shape.",
-		Inputs:   []InputSpec{{Name: "input"}, {Name: "shape"}},
+		Inputs:   []InputSpec{{Name: "input"}, {Name: "shape", Param: true}},
 		Outputs:  []InputSpec{{Name: "output"}},
 		MinOpset: 9,
 		Infer:    inferExpand,

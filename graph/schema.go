@@ -12,6 +12,11 @@ type InputSpec struct {
 	// Variadic marks the last formal parameter as repeatable (at least one
 	// occurrence unless Optional).
 	Variadic bool
+	// Param marks an input that determines output shapes or kernel
+	// geometry (a shape, axes, pads, slice bounds, resize scales): it must be
+	// a constant, or computable from constants, when a graph is compiled or
+	// its shapes are inferred. Other inputs may vary from run to run.
+	Param bool
 }
 
 // AttrSpec describes one attribute of an operator.
@@ -68,6 +73,26 @@ type OpSchema struct {
 	// Elementwise marks ops that apply per element with numpy broadcasting.
 	Elementwise bool
 	Infer       InferFunc
+}
+
+// ParamInputs returns the positions of s's Param inputs.
+func (s *OpSchema) ParamInputs() []int {
+	var out []int
+	for i, p := range s.Inputs {
+		if p.Param {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// ParamInputs returns the positions of the Param inputs of default-domain
+// op, or nil for an op outside the table.
+func ParamInputs(op string) []int {
+	if s := Lookup("", op); s != nil {
+		return s.ParamInputs()
+	}
+	return nil
 }
 
 // MinInputs returns the number of leading non-optional inputs.

@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xrl-dev/xrl/runtime"
+	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // TestExecuteCPUPresets runs every cpu preset once in the Go executor on
@@ -19,11 +20,11 @@ func TestExecuteCPUPresets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ex, err := runtime.NewExecutor(m.Graph, runtime.ExecOptions{})
+			ex, err := executor.NewExecutor(m.Graph, executor.ExecOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			in, err := runtime.RandomInputs(m.Graph, 1)
+			in, err := measure.RandomInputs(m.Graph, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

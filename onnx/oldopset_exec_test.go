@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/onnx"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // conformanceData holds ONNX's backend test cases (Debian libonnx-testdata).
@@ -136,7 +136,7 @@ func runDataSet(g0 *graph.Graph, dir string) error {
 	if err := g.InferShapes(); err != nil {
 		return fmt.Errorf("shape inference: %w", err)
 	}
-	ex, err := runtime.NewExecutor(g, runtime.ExecOptions{})
+	ex, err := executor.NewExecutor(g, executor.ExecOptions{})
 	if err != nil {
 		return fmt.Errorf("executor: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rewrite"
@@ -30,10 +32,10 @@ func benchTrainer(b *testing.B, model string) (*Trainer, []Transition) {
 	if err := m.Graph.BindShapes(nil); err != nil {
 		b.Fatal(err)
 	}
-	if m.Graph, _, err = rewrite.Fold(m.Graph); err != nil {
+	if m.Graph, _, err = rewrite.Fold(m.Graph, executor.Evaluate); err != nil {
 		b.Fatal(err)
 	}
-	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(m.Graph.Nodes)})
+	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(m.Graph.Nodes), Eval: executor.Evaluate})
 	cfg := DefaultConfig()
 	cfg.Horizon = 16
 	tr, err := New(b.TempDir(), cfg, env.Config{Model: m, Rewriter: eng, Latency: rooflineLatency{}}, Options{})

@@ -7,12 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // rooflineLatency is a deterministic stand-in for measured latency: a
@@ -24,7 +26,7 @@ type rooflineLatency struct{}
 
 func (rooflineLatency) Name() string { return "roofline" }
 
-func (rooflineLatency) Latency(m *graph.Model) (runtime.Stats, error) {
+func (rooflineLatency) Latency(m *graph.Model) (measure.Stats, error) {
 	var bytes float64
 	for _, n := range m.Graph.Nodes {
 		for _, o := range n.Outputs {
@@ -35,7 +37,7 @@ func (rooflineLatency) Latency(m *graph.Model) (runtime.Stats, error) {
 	}
 	ns := float64(len(m.Graph.Nodes))*5000 + float64(models.FLOPs(m.Graph))/20 + bytes/10
 	d := time.Duration(ns)
-	return runtime.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
+	return measure.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
 }
 
 // learnEnv is a two-layer BERT encoder at toy sizes under the real rule
@@ -53,12 +55,12 @@ func learnEnv(t testing.TB) env.Config {
 	if err := m.Graph.BindShapes(nil); err != nil {
 		t.Fatal(err)
 	}
-	g, _, err := rewrite.Fold(m.Graph)
+	g, _, err := rewrite.Fold(m.Graph, executor.Evaluate)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m.Graph = g
-	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(g.Nodes)})
+	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(g.Nodes), Eval: executor.Evaluate})
 	return env.Config{Model: m, Rewriter: eng, Latency: rooflineLatency{}}
 }
 

@@ -72,7 +72,7 @@ type applyStats struct {
 // when the replacement is an existing value, as rules.Apply does), new
 // nodes whose inputs are all constants are folded and nodes and
 // initializers left unread are removed.
-func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *foldMemo) (*graph.Graph, []nodeOrigin, applyStats, error) {
+func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *foldMemo, ev Evaluator) (*graph.Graph, []nodeOrigin, applyStats, error) {
 	var st applyStats
 	r := m.Rule
 	rep, err := r.Build(m, gx.namer(r.Name))
@@ -81,6 +81,7 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 	}
 	d := newDraft(gx)
 	d.memo = memo
+	d.eval = ev
 	for _, p := range pos {
 		d.slot[p] = nil
 	}

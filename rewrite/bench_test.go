@@ -3,6 +3,8 @@ package rewrite
 import (
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/models"
 )
 
@@ -33,12 +35,12 @@ func benchCandidates(b *testing.B, warm bool) {
 		b.Run(name, func(b *testing.B) {
 			g := zooGraph(b, name)
 			g.CanonicalHash()
-			e := NewEngine(set, Options{})
+			e := NewEngine(set, Options{Eval: executor.Evaluate})
 			var n int
 			c0 := cpuTime()
 			for b.Loop() {
 				if !warm {
-					e = NewEngine(set, Options{})
+					e = NewEngine(set, Options{Eval: executor.Evaluate})
 				}
 				cands, err := e.Candidates(g)
 				if err != nil {

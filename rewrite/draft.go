@@ -40,6 +40,8 @@ type draft struct {
 	foldSeeds []*graph.Value
 	// memo, when set, remembers folds across candidates and generations.
 	memo *foldMemo
+	// eval computes folded nodes (see Evaluator).
+	eval Evaluator
 }
 
 func newDraft(gx *gindex) *draft {

@@ -32,6 +32,10 @@ type Options struct {
 	// graphs of a search or an episode) reuse them instead of folding and
 	// hashing them again (0: DefaultMemoBytes; negative: no memo).
 	MemoBytes int64
+	// Eval computes the constants that folding a candidate creates
+	// (executor.Evaluate in practice). Without it, candidates whose folds
+	// need an evaluation are rejected.
+	Eval Evaluator
 }
 
 // Engine is the rule-based Rewriter: it matches every rule of a rule set
@@ -244,7 +248,7 @@ func (e *Engine) run(hb *hashBase, st *hashState, j *job) {
 			j.err = reject(RejectInternal, fmt.Errorf("rule %s: %v", e.rules[j.rule].r.Name, r))
 		}
 	}()
-	g, origins, ast, err := applyMatch(hb.gx, j.m, j.pos, e.opts.FoldBytes, e.memo)
+	g, origins, ast, err := applyMatch(hb.gx, j.m, j.pos, e.opts.FoldBytes, e.memo, e.opts.Eval)
 	j.fold = ast.fold
 	if err == nil && e.opts.MaxNodes > 0 && len(g.Nodes) > e.opts.MaxNodes {
 		err = reject(RejectSize, fmt.Errorf("%d nodes, cap %d", len(g.Nodes), e.opts.MaxNodes))

@@ -7,9 +7,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/rules"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // testRules are small rules for the engine tests (not verified rules of
@@ -99,9 +101,9 @@ func checkCandidates(t *testing.T, g *graph.Graph, cands []Candidate, verify boo
 }
 
 // goBackend is the Go executor as a runtime backend.
-func goBackend(t testing.TB) runtime.Backend {
+func goBackend(t testing.TB) measure.Backend {
 	t.Helper()
-	be, err := runtime.NewBackend("go", runtime.BackendOptions{})
+	be, err := measure.NewBackend("go", measure.BackendOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func goBackend(t testing.TB) runtime.Backend {
 // verifySame checks that b computes a's function (relative error 1e-4).
 func verifySame(t testing.TB, a, b *graph.Graph, what string) {
 	t.Helper()
-	res, err := runtime.Verify(goBackend(t), &graph.Model{Graph: a}, &graph.Model{Graph: b}, runtime.VerifyOptions{Seeds: 1, Tolerance: 1e-4})
+	res, err := measure.Verify(goBackend(t), &graph.Model{Graph: a}, &graph.Model{Graph: b}, measure.VerifyOptions{Seeds: 1, Tolerance: 1e-4})
 	if err != nil {
 		t.Errorf("%s: verify: %v", what, err)
 		return
@@ -231,7 +233,7 @@ func TestEngineRejections(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := build(t, tc.graph)
 			before := g.CanonicalHash()
-			opts := Options{Rules: []string{tc.rule}}
+			opts := Options{Rules: []string{tc.rule}, Eval: executor.Evaluate}
 			if tc.name == "size" {
 				opts.MaxNodes = len(g.Nodes) - 1
 			}
@@ -276,7 +278,7 @@ func TestEngineReorders(t *testing.T) {
 		c := b.Op("Relu", []*graph.Value{s}, nil)
 		b.Output(ta, c)
 	})
-	e := NewEngine(shippedRules(t), Options{Rules: []string{"relu-merge-cols"}})
+	e := NewEngine(shippedRules(t), Options{Rules: []string{"relu-merge-cols"}, Eval: executor.Evaluate})
 	cands, err := e.Candidates(g)
 	if err != nil {
 		t.Fatal(err)
@@ -301,7 +303,7 @@ func TestEngineNeverMatchesOpaque(t *testing.T) {
 		if opaque > 0 {
 			g.Nodes[opaque-1].Opaque = []byte{0x3a, 0x04, 'R', 'e', 'l', 'u'}
 		}
-		e := NewEngine(set, Options{Rules: []string{"relu-idem"}})
+		e := NewEngine(set, Options{Rules: []string{"relu-idem"}, Eval: executor.Evaluate})
 		cands, st, err := e.CandidatesWithStats(g)
 		if err != nil {
 			t.Fatal(err)
@@ -323,7 +325,7 @@ func TestEngineDeterministic(t *testing.T) {
 	g := zooGraph(t, "squeezenet")
 	var first []Candidate
 	for _, workers := range []int{1, 2, 3, 2} {
-		cands, err := NewEngine(set, Options{Workers: workers}).Candidates(g)
+		cands, err := NewEngine(set, Options{Workers: workers, Eval: executor.Evaluate}).Candidates(g)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -357,24 +359,24 @@ func TestEngineDeterministic(t *testing.T) {
 
 func TestEngineOptions(t *testing.T) {
 	set := shippedRules(t)
-	if _, err := NewEngineChecked(set, Options{Rules: []string{"no-such-rule"}}); err == nil || !strings.Contains(err.Error(), "no-such-rule") {
+	if _, err := NewEngineChecked(set, Options{Rules: []string{"no-such-rule"}, Eval: executor.Evaluate}); err == nil || !strings.Contains(err.Error(), "no-such-rule") {
 		t.Errorf("unknown rule: error %v", err)
 	}
-	e := NewEngine(set, Options{Rules: []string{"relu-merge-cols", "conv-bn-fold"}})
+	e := NewEngine(set, Options{Rules: []string{"relu-merge-cols", "conv-bn-fold"}, Eval: executor.Evaluate})
 	if got := strings.Join(e.Rules(), ","); got != "conv-bn-fold,relu-merge-cols" && got != "relu-merge-cols,conv-bn-fold" {
 		t.Errorf("rules %s", got)
 	}
-	if len(NewEngine(set, Options{}).Rules()) != len(set.Rules) {
+	if len(NewEngine(set, Options{Eval: executor.Evaluate}).Rules()) != len(set.Rules) {
 		t.Error("an engine without a filter should have every rule")
 	}
-	if _, err := NewEngine(set, Options{}).Candidates(nil); err == nil {
+	if _, err := NewEngine(set, Options{Eval: executor.Evaluate}).Candidates(nil); err == nil {
 		t.Error("nil graph: no error")
 	}
 }
 
 func TestWriteCandidateTable(t *testing.T) {
 	g := zooGraph(t, "bert")
-	_, st, err := NewEngine(shippedRules(t), Options{}).CandidatesWithStats(g)
+	_, st, err := NewEngine(shippedRules(t), Options{Eval: executor.Evaluate}).CandidatesWithStats(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,12 +401,12 @@ func TestWriteCandidateTable(t *testing.T) {
 func TestEngineFoldMemo(t *testing.T) {
 	set := shippedRules(t)
 	g := zooGraph(t, "bert")
-	plain, err := NewEngine(set, Options{MemoBytes: -1}).Candidates(g)
+	plain, err := NewEngine(set, Options{MemoBytes: -1, Eval: executor.Evaluate}).Candidates(g)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, budget := range []int64{0, 600 << 10} {
-		e := NewEngine(set, Options{MemoBytes: budget})
+		e := NewEngine(set, Options{MemoBytes: budget, Eval: executor.Evaluate})
 		for gen := range 3 {
 			cands, st, err := e.CandidatesWithStats(g)
 			if err != nil {

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // Size caps of constant folding. A node is left unfolded when its outputs
@@ -65,9 +64,20 @@ func (s FoldStats) String() string {
 	return msg
 }
 
+// Evaluator computes the outputs of a graph that has no inputs (every
+// node reads constants only), keyed by output value name, in the graph's
+// own dtypes. Folding uses it for every node it cannot compute itself;
+// the executor package provides one (executor.Evaluate), so that rewrite
+// does not depend on the kernels.
+type Evaluator func(g *graph.Graph) (map[string]*graph.Tensor, error)
+
+// errNoEvaluator is returned when a fold needs an Evaluator and none was
+// configured.
+var errNoEvaluator = fmt.Errorf("rewrite: no Evaluator configured for constant folding")
+
 // Fold returns g with constant subgraphs folded: every node whose inputs
 // are all constants (and Shape and Size of static shapes) becomes
-// constants computed by the Go executor in the graph's own dtypes, so that
+// constants computed by ev in the graph's own dtypes, so that
 // concatenated or padded weights become one initializer; nodes and
 // initializers no longer read are removed. Graph inputs and outputs stay
 // (a node producing a graph output is not folded), random ops are never
@@ -76,7 +86,7 @@ func (s FoldStats) String() string {
 // modified, and the result shares g's unchanged nodes, values and tensors
 // (see the package documentation). Nodes whose evaluation fails stay and
 // are listed in FoldStats.Failed.
-func Fold(g *graph.Graph) (*graph.Graph, FoldStats, error) {
+func Fold(g *graph.Graph, ev Evaluator) (*graph.Graph, FoldStats, error) {
 	var st FoldStats
 	if g == nil {
 		return nil, st, fmt.Errorf("rewrite: Fold: nil graph")
@@ -86,6 +96,7 @@ func Fold(g *graph.Graph) (*graph.Graph, FoldStats, error) {
 		return nil, st, err
 	}
 	d := newDraft(gx)
+	d.eval = ev
 	start := make([]nodeRef, len(gx.nodes))
 	for p := range gx.nodes {
 		start[p] = nodeRef{p: int32(p)}
@@ -146,7 +157,7 @@ func (d *draft) fold(start []nodeRef, st *FoldStats, strict bool, limit int64) e
 			st.TooLarge++
 			continue
 		}
-		ts, err := d.memo.eval(n)
+		ts, err := d.memo.eval(n, d.eval)
 		if err != nil {
 			if strict {
 				return err
@@ -242,7 +253,7 @@ func valueBytes(v *graph.Value) int64 {
 
 // evalNode computes the outputs of a foldable node (nil for absent
 // outputs).
-func evalNode(n *graph.Node) ([]*graph.Tensor, error) {
+func evalNode(n *graph.Node, ev Evaluator) ([]*graph.Tensor, error) {
 	out := make([]*graph.Tensor, len(n.Outputs))
 	switch n.Op {
 	case "Shape":
@@ -270,11 +281,10 @@ func evalNode(n *graph.Node) ([]*graph.Tensor, error) {
 			sub.Outputs = append(sub.Outputs, o)
 		}
 	}
-	ex, err := runtime.NewExecutor(sub, runtime.ExecOptions{Threads: 1})
-	if err != nil {
-		return nil, fmt.Errorf("folding %v: %w", n, err)
+	if ev == nil {
+		return nil, fmt.Errorf("folding %v: %w", n, errNoEvaluator)
 	}
-	res, err := ex.Run(nil)
+	res, err := ev(sub)
 	if err != nil {
 		return nil, fmt.Errorf("folding %v: %w", n, err)
 	}

@@ -3,6 +3,8 @@ package rewrite
 import (
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/models"
 )
@@ -84,7 +86,7 @@ func TestFold(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := build(t, tc.graph)
 			before := g.CanonicalHash()
-			f, st, err := Fold(g)
+			f, st, err := Fold(g, executor.Evaluate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +110,7 @@ func TestFold(t *testing.T) {
 			}
 			verifySame(t, g, f, tc.name)
 			// Folding is idempotent.
-			f2, st2, err := Fold(f)
+			f2, st2, err := Fold(f, executor.Evaluate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,7 +128,7 @@ func TestFoldZoo(t *testing.T) {
 	for _, name := range []string{"bert", "squeezenet", "nasrnn"} {
 		t.Run(name, func(t *testing.T) {
 			g := zooGraph(t, name)
-			f, st, err := Fold(g)
+			f, st, err := Fold(g, executor.Evaluate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,7 +141,7 @@ func TestFoldZoo(t *testing.T) {
 			verifySame(t, g, f, name+" folded")
 			// A candidate with folds left over (limit 1 byte): Fold
 			// removes every node computing on constants only.
-			e := NewEngine(set, Options{FoldBytes: 1, Rules: []string{"linear-merge3", "relu-merge-cols"}})
+			e := NewEngine(set, Options{FoldBytes: 1, Rules: []string{"linear-merge3", "relu-merge-cols"}, Eval: executor.Evaluate})
 			cands, err := e.Candidates(g)
 			if err != nil {
 				t.Fatal(err)
@@ -148,7 +150,7 @@ func TestFoldZoo(t *testing.T) {
 				return
 			}
 			c := cands[len(cands)/2]
-			cf, cst, err := Fold(c.Graph)
+			cf, cst, err := Fold(c.Graph, executor.Evaluate)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,7 +179,7 @@ func TestFoldZoo(t *testing.T) {
 func TestFoldModels(t *testing.T) {
 	for _, name := range models.Names() {
 		g := zooGraph(t, name)
-		f, st, err := Fold(g)
+		f, st, err := Fold(g, executor.Evaluate)
 		if err != nil {
 			t.Fatal(err)
 		}

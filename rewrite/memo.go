@@ -93,9 +93,9 @@ func memoKey(n *graph.Node) string {
 }
 
 // eval returns n's folded outputs from the memo or computes them.
-func (m *foldMemo) eval(n *graph.Node) ([]*graph.Tensor, error) {
+func (m *foldMemo) eval(n *graph.Node, ev Evaluator) ([]*graph.Tensor, error) {
 	if m == nil || n.Op == "Shape" || n.Op == "Size" {
-		return evalNode(n)
+		return evalNode(n, ev)
 	}
 	key := memoKey(n)
 	m.mu.Lock()
@@ -107,7 +107,7 @@ func (m *foldMemo) eval(n *graph.Node) ([]*graph.Tensor, error) {
 	}
 	m.misses++
 	m.mu.Unlock()
-	out, err := evalNode(n)
+	out, err := evalNode(n, ev)
 	if err != nil {
 		return nil, err
 	}

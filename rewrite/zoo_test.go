@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rules"
@@ -82,7 +84,7 @@ func TestMatcherAgreesOnInstances(t *testing.T) {
 // the Go executor that the candidate computes the model's function.
 func TestZooCandidates(t *testing.T) {
 	set := shippedRules(t)
-	e := NewEngine(set, Options{})
+	e := NewEngine(set, Options{Eval: executor.Evaluate})
 	for _, name := range models.Names() {
 		t.Run(name, func(t *testing.T) {
 			g := zooGraph(t, name)

@@ -92,7 +92,7 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 		m.Attrs[v.Index] = a
 	}
 	consts := r.constVars()
-	rng := rand.New(rand.NewPCG(inst.Seed, hashName(r.Name)))
+	rng := rand.New(rand.NewPCG(inst.Seed, NameHash(r.Name)))
 	src = &graph.Graph{Name: r.Name + "/source"}
 	for _, v := range r.Vars {
 		if v.Kind != TensorVar {
@@ -106,7 +106,7 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 		gv.SetStatic(graph.Float32, shape)
 		if consts[v] {
 			t := graph.NewTensor(graph.Float32, shape...)
-			fillRandom(t, rng, v.Positive)
+			FillRandom(t, rng, v.Positive)
 			gv.Const = t
 			src.Initializers = append(src.Initializers, gv)
 		} else {
@@ -298,9 +298,9 @@ func evalTemplate(t *Template, en *env) ([]int, error) {
 	return shape, nil
 }
 
-// fillRandom fills a float tensor with uniform values in [-1, 1), or in
+// FillRandom fills a float tensor with uniform values in [-1, 1), or in
 // [0.5, 1.5) when positive.
-func fillRandom(t *graph.Tensor, rng *rand.Rand, positive bool) {
+func FillRandom(t *graph.Tensor, rng *rand.Rand, positive bool) {
 	lo, span := -1.0, 2.0
 	if positive {
 		lo, span = 0.5, 1.0
@@ -317,7 +317,9 @@ func fillRandom(t *graph.Tensor, rng *rand.Rand, positive bool) {
 	}
 }
 
-func hashName(s string) uint64 {
+// NameHash returns the FNV-1a hash of s: the per-rule part of the seeds
+// from which instances and verification inputs are drawn.
+func NameHash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(s))
 	return h.Sum64()

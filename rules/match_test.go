@@ -5,14 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // runGraph executes g in float64 on the given inputs.
 func runGraph(t *testing.T, g *graph.Graph, in map[string]*graph.Tensor) []*graph.Tensor {
 	t.Helper()
-	ex, err := runtime.NewExecutor(g, runtime.ExecOptions{Precision: graph.Float64, Threads: 1})
+	ex, err := executor.NewExecutor(g, executor.ExecOptions{Precision: graph.Float64, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,12 +75,12 @@ func TestApplyConformance(t *testing.T) {
 		in := map[string]*graph.Tensor{}
 		for _, v := range src.Inputs {
 			tt := graph.NewTensor(graph.Float64, v.Shape.Ints()...)
-			fillRandom(tt, rng, true)
+			FillRandom(tt, rng, true)
 			in[v.Name] = tt
 		}
 		a, b := runGraph(t, src, in), runGraph(t, g, in)
 		for i := range a {
-			rel, err := relErr(a[i], b[i])
+			rel, err := graph.MaxRelDiff(a[i], b[i])
 			if err != nil || rel > 1e-9 {
 				t.Errorf("%s: output %d differs after Apply (rel %g, %v)", r.Name, i, rel, err)
 			}

@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // paramSpec describes an input that rules write in brackets like an
@@ -49,7 +48,7 @@ func paramSpecs(s *graph.OpSchema) map[string]paramSpec {
 		add(ai.Input, ai.DType)
 	}
 	if s.Domain == "" {
-		for _, i := range runtime.ParamInputs(s.Op) {
+		for _, i := range graph.ParamInputs(s.Op) {
 			if i >= len(s.Inputs) {
 				continue
 			}

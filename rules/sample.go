@@ -68,7 +68,7 @@ func (r *Rule) Sample(opts SampleOptions) ([]Instance, error) {
 		}
 	}
 	want := max(opts.Instances, combos)
-	rng := rand.New(rand.NewPCG(opts.Seed, hashName(r.Name)))
+	rng := rand.New(rand.NewPCG(opts.Seed, NameHash(r.Name)))
 	var out []Instance
 	seen := map[string]bool{}
 	shapes := map[string]bool{}

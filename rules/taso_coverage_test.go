@@ -294,13 +294,13 @@ func tasoNumericCheck(t *testing.T, src, tgt *graph.Graph) float64 {
 	in := map[string]*graph.Tensor{}
 	for _, v := range src.Inputs {
 		tt := graph.NewTensor(graph.Float64, v.Shape.Ints()...)
-		fillRandom(tt, rng, false)
+		FillRandom(tt, rng, false)
 		in[v.Name] = tt
 	}
 	a, b := runGraph(t, src, in), runGraph(t, tgt, in)
 	worst := 0.0
 	for i := range a {
-		rel, err := relErr(a[i], b[i])
+		rel, err := graph.MaxRelDiff(a[i], b[i])
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // Options configures a search run.
@@ -36,7 +36,7 @@ type Options struct {
 type Problem struct {
 	Model    *graph.Model
 	Rewriter rewrite.Rewriter
-	Latency  runtime.LatencyModel
+	Latency  measure.LatencyModel
 }
 
 func (p *Problem) latency(g *graph.Graph, res *Result) (time.Duration, error) {

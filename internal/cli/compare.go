@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/xrl-dev/xrl/runtime"
+
+	"github.com/xrl-dev/xrl/measure"
 )
 
 type compareOptions struct {
@@ -65,15 +66,15 @@ func compareRun(o *compareOptions) error {
 		return fmt.Errorf("%s: %w", o.B, err)
 	}
 	defer sb.Close()
-	inA, err := runtime.RandomInputs(ma.Graph, o.Seed)
+	inA, err := measure.RandomInputs(ma.Graph, o.Seed)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.A, err)
 	}
-	inB, err := runtime.RandomInputs(mb.Graph, o.Seed)
+	inB, err := measure.RandomInputs(mb.Graph, o.Seed)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.B, err)
 	}
-	c, err := runtime.Compare(sa, sb, inA, inB, o.Runtime.measureOptions())
+	c, err := measure.Compare(sa, sb, inA, inB, o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}

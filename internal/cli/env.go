@@ -6,8 +6,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
 	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/runtime"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // NewCmdEnv returns `xrl env` with its rollout subcommand.
@@ -84,7 +85,7 @@ func envRolloutRun(o *envRolloutOptions) error {
 	if name == "" {
 		name = "cost"
 	}
-	lm, err := runtime.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
+	lm, err := measure.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}
@@ -100,7 +101,7 @@ func envRolloutRun(o *envRolloutOptions) error {
 	case "greedy":
 		cost := lm
 		if lm.Name() != "cost" {
-			if cost, err = runtime.NewLatencyModel("cost", o.Runtime.backendOptions(), o.Runtime.measureOptions()); err != nil {
+			if cost, err = measure.NewLatencyModel("cost", o.Runtime.backendOptions(), o.Runtime.measureOptions()); err != nil {
 				return err
 			}
 		}

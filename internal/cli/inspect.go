@@ -9,7 +9,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/spf13/cobra"
+
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rewrite"
@@ -232,7 +235,7 @@ func writeCandidates(w io.Writer, g *graph.Graph) error {
 	if err != nil {
 		return err
 	}
-	folded, _, err := rewrite.Fold(g)
+	folded, _, err := rewrite.Fold(g, executor.Evaluate)
 	if err != nil {
 		return fmt.Errorf("folding constants: %w", err)
 	}

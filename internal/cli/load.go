@@ -5,7 +5,10 @@ import (
 	"os"
 	"strings"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/spf13/cobra"
+
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
@@ -96,7 +99,7 @@ func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*start
 	if err != nil {
 		return nil, err
 	}
-	folded, _, err := rewrite.Fold(orig.Graph)
+	folded, _, err := rewrite.Fold(orig.Graph, executor.Evaluate)
 	if err != nil {
 		return nil, fmt.Errorf("%s: folding constants: %w", path, err)
 	}

@@ -6,12 +6,15 @@ import (
 	"io"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/spf13/cobra"
+
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
-	"github.com/xrl-dev/xrl/runtime"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -115,7 +118,7 @@ func optimizeRun(o *optimizeOptions) error {
 		return err
 	}
 	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
-	lm, err := runtime.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
+	lm, err := measure.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}
@@ -132,7 +135,7 @@ func optimizeRun(o *optimizeOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.Model, err)
 	}
-	best, _, err := rewrite.Fold(res.Best)
+	best, _, err := rewrite.Fold(res.Best, executor.Evaluate)
 	if err != nil {
 		return fmt.Errorf("folding the optimised graph: %w", err)
 	}
@@ -172,22 +175,22 @@ func newEngine(names []string, nodes int) (*rewrite.Engine, error) {
 			return nil, usagef("--rules: no rule named %q (see 'xrl rules list')", n)
 		}
 	}
-	return rewrite.NewEngine(set, rewrite.Options{Rules: names, MaxNodes: 2 * nodes}), nil
+	return rewrite.NewEngine(set, rewrite.Options{Rules: names, MaxNodes: 2 * nodes, Eval: executor.Evaluate}), nil
 }
 
 // verifyModels checks out against orig on the Go executor and, when
 // installed, ONNX Runtime.
 func verifyModels(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error {
 	names := []string{"go"}
-	if runtime.DefaultBackendName() == "ort" {
+	if measure.DefaultBackendName() == "ort" {
 		names = append(names, "ort")
 	}
 	for _, name := range names {
-		be, err := runtime.NewBackend(name, runtime.BackendOptions{})
+		be, err := measure.NewBackend(name, measure.BackendOptions{})
 		if err != nil {
 			return err
 		}
-		r, err := runtime.Verify(be, orig, out, runtime.VerifyOptions{Seeds: 3, FirstSeed: seed, Tolerance: tol})
+		r, err := measure.Verify(be, orig, out, measure.VerifyOptions{Seeds: 3, FirstSeed: seed, Tolerance: tol})
 		if err != nil {
 			return fmt.Errorf("verifying on %s: %w", name, err)
 		}
@@ -202,8 +205,8 @@ func verifyModels(w io.Writer, orig, out *graph.Model, tol float64, seed uint64)
 // reportMeasured prints the real end-to-end latency before and after, when
 // the search used the cost model.
 func reportMeasured(w io.Writer, o *optimizeOptions, orig, out *graph.Model) error {
-	name := runtime.DefaultBackendName()
-	be, err := runtime.NewBackend(name, o.Runtime.backendOptions())
+	name := measure.DefaultBackendName()
+	be, err := measure.NewBackend(name, o.Runtime.backendOptions())
 	if err != nil {
 		return err
 	}
@@ -217,11 +220,11 @@ func reportMeasured(w io.Writer, o *optimizeOptions, orig, out *graph.Model) err
 		return err
 	}
 	defer sb.Close()
-	in, err := runtime.RandomInputs(orig.Graph, o.Seed)
+	in, err := measure.RandomInputs(orig.Graph, o.Seed)
 	if err != nil {
 		return err
 	}
-	c, err := runtime.Compare(sa, sb, in, in, o.Runtime.measureOptions())
+	c, err := measure.Compare(sa, sb, in, in, o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}

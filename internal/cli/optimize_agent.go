@@ -5,13 +5,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/spf13/cobra"
+
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/gat"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/ppo"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // validateAgent checks the flags of `xrl optimize --agent`.
@@ -48,7 +51,7 @@ func optimizeAgentRun(o *optimizeOptions) error {
 	if err != nil {
 		return fmt.Errorf("--agent: %w", err)
 	}
-	lm, err := runtime.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
+	lm, err := measure.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}
@@ -90,7 +93,7 @@ func optimizeAgentRun(o *optimizeOptions) error {
 			ep.BestLatency.Round(time.Microsecond), ep.Speedup())
 	}
 	fmt.Fprintf(w, "agent: %d rollouts, %d steps, %v\n", rollouts, steps, time.Since(policyStart).Round(time.Millisecond))
-	bestG, _, err := rewrite.Fold(best.Best)
+	bestG, _, err := rewrite.Fold(best.Best, executor.Evaluate)
 	if err != nil {
 		return fmt.Errorf("folding the optimised graph: %w", err)
 	}

@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
 	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
 
 // NewCmdRules returns `xrl rules` with list, show, verify and funcs.
@@ -98,11 +100,11 @@ per rule. It exits non-zero if any rule exceeds the tolerance.`,
 			if len(unknown) > 0 {
 				return usagef("no rule named %s (see 'xrl rules list')", strings.Join(unknown, ", "))
 			}
-			reps, err := rules.VerifyAll(set, opts.Names, rules.VerifyOptions{Tolerance: opts.Tolerance})
+			reps, err := ruleverify.All(set, opts.Names, ruleverify.Options{Tolerance: opts.Tolerance})
 			if err != nil {
 				return err
 			}
-			return rules.WriteVerify(s.Out, reps)
+			return ruleverify.WriteVerify(s.Out, reps)
 		},
 	}
 	c.Flags().Float64Var(&opts.Tolerance, "tolerance", 1e-9, "largest relative error accepted")

@@ -4,7 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/xrl-dev/xrl/runtime"
+
+	"github.com/xrl-dev/xrl/measure"
 )
 
 type runOptions struct {
@@ -55,7 +56,7 @@ func runRun(o *runOptions) error {
 	}
 	name := o.Runtime.name()
 	if name == "cost" {
-		cm, err := runtime.NewCostModel(runtime.CostOptions{Backend: o.Runtime.backendOptions()})
+		cm, err := measure.NewCostModel(measure.CostOptions{Backend: o.Runtime.backendOptions()})
 		if err != nil {
 			return err
 		}
@@ -70,7 +71,7 @@ func runRun(o *runOptions) error {
 	if err != nil {
 		return err
 	}
-	meas := &runtime.Measured{Backend: be, Options: o.Runtime.measureOptions(), Seed: o.Seed}
+	meas := &measure.Measured{Backend: be, Options: o.Runtime.measureOptions(), Seed: o.Seed}
 	st, err := meas.Latency(m)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.Model, err)

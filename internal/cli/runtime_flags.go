@@ -4,8 +4,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/xrl-dev/xrl/runtime"
-	_ "github.com/xrl-dev/xrl/runtime/ort" // registers the "ort" backend
+
+	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/ort" // registers the "ort" backend
 )
 
 // runtimeOptions holds the flags shared by commands that execute models.
@@ -61,20 +62,20 @@ func (o *runtimeOptions) validate(withCost bool) error {
 
 func (o *runtimeOptions) name() string {
 	if o.Runtime == "" {
-		return runtime.DefaultBackendName()
+		return measure.DefaultBackendName()
 	}
 	return o.Runtime
 }
 
-func (o *runtimeOptions) backendOptions() runtime.BackendOptions {
-	return runtime.BackendOptions{Threads: o.Threads, OptLevel: o.OptLevel}
+func (o *runtimeOptions) backendOptions() measure.BackendOptions {
+	return measure.BackendOptions{Threads: o.Threads, OptLevel: o.OptLevel}
 }
 
-func (o *runtimeOptions) measureOptions() runtime.MeasureOptions {
-	return runtime.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime}
+func (o *runtimeOptions) measureOptions() measure.MeasureOptions {
+	return measure.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime}
 }
 
 // backend returns the execution backend selected by the flags.
-func (o *runtimeOptions) backend() (runtime.Backend, error) {
-	return runtime.NewBackend(o.name(), o.backendOptions())
+func (o *runtimeOptions) backend() (measure.Backend, error) {
+	return measure.NewBackend(o.name(), o.backendOptions())
 }

@@ -14,15 +14,18 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/xrl-dev/xrl/executor"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/ppo"
 	"github.com/xrl-dev/xrl/ppo/plots"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // Files a training run writes next to ppo's metrics.jsonl, agent.ckpt and
@@ -264,19 +267,19 @@ func episodesFlag(o *trainOptions) int {
 // latencyModel returns the reward's latency model; the cost model keeps
 // its per-op times in the run directory, so a resumed run sees the same
 // costs.
-func (o *trainOptions) latencyModel(dir string) (runtime.LatencyModel, error) {
+func (o *trainOptions) latencyModel(dir string) (measure.LatencyModel, error) {
 	name := o.rewardRuntime()
 	if name == "cost" {
-		return runtime.NewCostModel(runtime.CostOptions{Backend: o.Runtime.backendOptions(), CacheFile: filepath.Join(dir, costCacheFile)})
+		return measure.NewCostModel(measure.CostOptions{Backend: o.Runtime.backendOptions(), CacheFile: filepath.Join(dir, costCacheFile)})
 	}
-	return runtime.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
+	return measure.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
 }
 
 // finish exports, verifies and reports the best graph and draws the
 // charts.
 func (o *trainOptions) finish(w io.Writer, dir string, orig *graph.Model, tr *ppo.Trainer, latName string, trainTime time.Duration) error {
 	bestG, initial, best := tr.Best()
-	folded, _, err := rewrite.Fold(bestG)
+	folded, _, err := rewrite.Fold(bestG, executor.Evaluate)
 	if err != nil {
 		return fmt.Errorf("folding the best graph: %w", err)
 	}

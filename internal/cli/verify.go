@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/xrl-dev/xrl/runtime"
+
+	"github.com/xrl-dev/xrl/measure"
 )
 
 type verifyOptions struct {
@@ -69,11 +70,11 @@ func verifyRun(o *verifyOptions) error {
 	}
 	failed := false
 	for _, name := range o.Runtimes {
-		be, err := runtime.NewBackend(name, runtime.BackendOptions{})
+		be, err := measure.NewBackend(name, measure.BackendOptions{})
 		if err != nil {
 			return err
 		}
-		res, err := runtime.Verify(be, ma, mb, runtime.VerifyOptions{Seeds: o.Seeds, Tolerance: o.Tolerance})
+		res, err := measure.Verify(be, ma, mb, measure.VerifyOptions{Seeds: o.Seeds, Tolerance: o.Tolerance})
 		if err != nil {
 			return fmt.Errorf("verify on %s: %w", name, err)
 		}

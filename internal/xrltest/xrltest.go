@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/runtime"
 )
 
 // DropRewriter proposes removing any Identity node ("drop-identity") and any
@@ -65,18 +65,18 @@ type NodeLatency struct {
 	Calls   int
 }
 
-// Name implements runtime.LatencyModel.
+// Name implements measure.LatencyModel.
 func (*NodeLatency) Name() string { return "nodes" }
 
-// Latency implements runtime.LatencyModel.
-func (l *NodeLatency) Latency(m *graph.Model) (runtime.Stats, error) {
+// Latency implements measure.LatencyModel.
+func (l *NodeLatency) Latency(m *graph.Model) (measure.Stats, error) {
 	l.Calls++
 	per := l.PerNode
 	if per == 0 {
 		per = time.Microsecond
 	}
 	d := time.Duration(len(m.Graph.Nodes)) * per
-	return runtime.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
+	return measure.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
 }
 
 // ChainModel builds x -> ops... -> Sigmoid on a 2x8 float32 input.

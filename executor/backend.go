@@ -1,0 +1,44 @@
+package executor
+
+import (
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+)
+
+// BackendName is the name under which the Go executor is registered as a
+// measurement backend (`--runtime go`).
+const BackendName = "go"
+
+func init() {
+	measure.RegisterBackend(BackendName, func(opts measure.BackendOptions) (measure.Backend, error) {
+		return &Backend{Threads: opts.Threads}, nil
+	})
+}
+
+// Backend runs models on the pure-Go executor; it implements
+// measure.Backend.
+type Backend struct {
+	// Threads bounds intra-op parallelism; 0 means the machine's cores.
+	Threads int
+}
+
+// Name implements measure.Backend.
+func (b *Backend) Name() string { return BackendName }
+
+// Load implements measure.Backend: it compiles m for repeated runs.
+func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
+	ex, err := NewExecutor(m.Graph, ExecOptions{Threads: b.Threads})
+	if err != nil {
+		return nil, err
+	}
+	return session{ex}, nil
+}
+
+// session adapts an Executor to measure.Session.
+type session struct{ ex *Executor }
+
+func (s session) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	return s.ex.Run(in)
+}
+
+func (s session) Close() error { return nil }

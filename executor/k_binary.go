@@ -1,0 +1,387 @@
+package executor
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// binOp names an arithmetic binary operation.
+type binOp uint8
+
+const (
+	opAdd binOp = iota
+	opSub
+	opMul
+	opDiv
+	opPow
+	opMax
+	opMin
+)
+
+var binOps = map[string]binOp{
+	"Add": opAdd, "Sub": opSub, "Mul": opMul, "Div": opDiv, "Max": opMax, "Min": opMin,
+}
+
+func init() {
+	registerKernel(newBinaryKernel, "Add", "Sub", "Mul", "Div", "Max", "Min")
+	registerKernel(newPowKernel, "Pow")
+}
+
+// binaryKernel applies op across broadcast inputs; Max and Min fold more
+// than two inputs one by one into the output.
+type binaryKernel struct {
+	op     binOp
+	dt     graph.DType
+	plans  []*bcastPlan // plans[0] for inputs 0,1; plans[i] for (out, input i+1)
+	single bool         // one input: copy
+	inpl   []int
+}
+
+func newBinaryKernel(ni *nodeInfo) (kernel, error) {
+	op := binOps[ni.node.Op]
+	out := ni.out(0)
+	k := &binaryKernel{op: op, dt: out.dt}
+	if !isNumericDT(out.dt) {
+		return nil, errDType(ni.node.Op, out.dt)
+	}
+	for i, in := range ni.ins {
+		if in == nil || in.dt != out.dt {
+			return nil, fmt.Errorf("input %d has dtype %v, want %v", i, dtOf(in), out.dt)
+		}
+	}
+	if len(ni.ins) == 1 {
+		k.single = true
+		return k, nil
+	}
+	k.plans = append(k.plans, newBcastPlan(out.shape, ni.ins[0].shape, ni.ins[1].shape))
+	for _, in := range ni.ins[2:] {
+		k.plans = append(k.plans, newBcastPlan(out.shape, out.shape, in.shape))
+	}
+	for i := 0; i < 2; i++ {
+		if slices.Equal(ni.ins[i].shape, out.shape) {
+			k.inpl = append(k.inpl, i)
+		}
+	}
+	return k, nil
+}
+
+func (k *binaryKernel) inPlace() []int { return k.inpl }
+
+func (k *binaryKernel) run(rc *runCtx, ins, outs []any) error {
+	if k.single {
+		copyData(outs[0], ins[0])
+		return nil
+	}
+	for i, p := range k.plans {
+		a := ins[0]
+		if i > 0 {
+			a = outs[0]
+		}
+		b := ins[i+1]
+		switch d := outs[0].(type) {
+		case []float32:
+			binaryRun(rc, p, k.op, d, a.([]float32), b.([]float32))
+		case []float64:
+			binaryRun(rc, p, k.op, d, a.([]float64), b.([]float64))
+		case []int64:
+			binaryRun(rc, p, k.op, d, a.([]int64), b.([]int64))
+		case []int32:
+			binaryRun(rc, p, k.op, d, a.([]int32), b.([]int32))
+		case []int16:
+			binaryRun(rc, p, k.op, d, a.([]int16), b.([]int16))
+		case []int8:
+			binaryRun(rc, p, k.op, d, a.([]int8), b.([]int8))
+		case []uint64:
+			binaryRun(rc, p, k.op, d, a.([]uint64), b.([]uint64))
+		case []uint32:
+			binaryRun(rc, p, k.op, d, a.([]uint32), b.([]uint32))
+		case []uint16:
+			binaryRun(rc, p, k.op, d, a.([]uint16), b.([]uint16))
+		case []uint8:
+			binaryRun(rc, p, k.op, d, a.([]uint8), b.([]uint8))
+		default:
+			return errDType("binary op", k.dt)
+		}
+	}
+	return nil
+}
+
+// binaryRun evaluates d = a op b over a broadcast plan, in parallel for
+// large outputs.
+func binaryRun[T numT](rc *runCtx, p *bcastPlan, op binOp, d, a, b []T) {
+	if p.n == 0 {
+		return
+	}
+	cost := 1
+	if op == opPow {
+		cost = 16
+	}
+	if p.rows == 1 {
+		sa, sb := p.innerStride(0), p.innerStride(1)
+		if chunks(rc.threads, p.n, cost) <= 1 {
+			binaryRow(op, d, a, sa, b, sb)
+			return
+		}
+		parallelFor(rc.threads, p.n, cost, func(lo, hi int) {
+			binaryRow(op, d[lo:hi], a[lo*sa:], sa, b[lo*sb:], sb)
+		})
+		return
+	}
+	if chunks(rc.threads, p.n, cost) <= 1 {
+		binaryRows(p, op, d, a, b, 0, p.rows)
+		return
+	}
+	parallelFor(rc.threads, p.rows, p.inner*cost, func(lo, hi int) {
+		binaryRows(p, op, d, a, b, lo, hi)
+	})
+}
+
+func binaryRows[T numT](p *bcastPlan, op binOp, d, a, b []T, lo, hi int) {
+	sa, sb := p.innerStride(0), p.innerStride(1)
+	L := p.inner
+	var it rowIter
+	it.start(p, lo)
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			it.next(r)
+		}
+		binaryRow(op, d[r*L:(r+1)*L], a[it.offs[0]:], sa, b[it.offs[1]:], sb)
+	}
+}
+
+// binaryRow computes d[i] = a[i*sa] op b[i*sb] for strides 0 or 1.
+func binaryRow[T numT](op binOp, d, a []T, sa int, b []T, sb int) {
+	n := len(d)
+	if n == 0 {
+		return
+	}
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:n], b[:n]
+		switch op {
+		case opAdd:
+			for i := range d {
+				d[i] = a[i] + b[i]
+			}
+		case opSub:
+			for i := range d {
+				d[i] = a[i] - b[i]
+			}
+		case opMul:
+			for i := range d {
+				d[i] = a[i] * b[i]
+			}
+		case opDiv:
+			divVV(d, a, b)
+		case opMax:
+			for i := range d {
+				d[i] = maxNaN(a[i], b[i])
+			}
+		case opMin:
+			for i := range d {
+				d[i] = minNaN(a[i], b[i])
+			}
+		case opPow:
+			for i := range d {
+				d[i] = powT(a[i], b[i])
+			}
+		}
+	case sa == 1:
+		a = a[:n]
+		s := b[0]
+		switch op {
+		case opAdd:
+			for i := range d {
+				d[i] = a[i] + s
+			}
+		case opSub:
+			for i := range d {
+				d[i] = a[i] - s
+			}
+		case opMul:
+			for i := range d {
+				d[i] = a[i] * s
+			}
+		case opDiv:
+			divVS(d, a, s)
+		case opMax:
+			for i := range d {
+				d[i] = maxNaN(a[i], s)
+			}
+		case opMin:
+			for i := range d {
+				d[i] = minNaN(a[i], s)
+			}
+		case opPow:
+			powVS(d, a, s)
+		}
+	case sb == 1:
+		b = b[:n]
+		s := a[0]
+		switch op {
+		case opAdd:
+			for i := range d {
+				d[i] = s + b[i]
+			}
+		case opSub:
+			for i := range d {
+				d[i] = s - b[i]
+			}
+		case opMul:
+			for i := range d {
+				d[i] = s * b[i]
+			}
+		case opDiv:
+			for i := range d {
+				d[i] = divT(s, b[i])
+			}
+		case opMax:
+			for i := range d {
+				d[i] = maxNaN(s, b[i])
+			}
+		case opMin:
+			for i := range d {
+				d[i] = minNaN(s, b[i])
+			}
+		case opPow:
+			for i := range d {
+				d[i] = powT(s, b[i])
+			}
+		}
+	default:
+		v := binaryScalar(op, a[0], b[0])
+		for i := range d {
+			d[i] = v
+		}
+	}
+}
+
+func binaryScalar[T numT](op binOp, a, b T) T {
+	switch op {
+	case opAdd:
+		return a + b
+	case opSub:
+		return a - b
+	case opMul:
+		return a * b
+	case opDiv:
+		return divT(a, b)
+	case opMax:
+		return maxNaN(a, b)
+	case opMin:
+		return minNaN(a, b)
+	}
+	return powT(a, b)
+}
+
+// isIntegral reports whether T is an integer type.
+func isIntegral[T numT]() bool {
+	var one T = 1
+	return one/2 == 0
+}
+
+// divT divides; integer division by zero gives 0 instead of a panic
+// (ONNX leaves it undefined).
+func divT[T numT](a, b T) T {
+	if isIntegral[T]() && b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func divVV[T numT](d, a, b []T) {
+	if isIntegral[T]() {
+		for i := range d {
+			d[i] = divT(a[i], b[i])
+		}
+		return
+	}
+	for i := range d {
+		d[i] = a[i] / b[i]
+	}
+}
+
+func divVS[T numT](d, a []T, s T) {
+	if isIntegral[T]() {
+		if s == 0 {
+			clear(d)
+			return
+		}
+		for i := range d {
+			d[i] = a[i] / s
+		}
+		return
+	}
+	if isPow2(float64(s)) {
+		// 1/s is exact, so multiplying is bit-identical to dividing.
+		r := 1 / s
+		for i := range d {
+			d[i] = a[i] * r
+		}
+		return
+	}
+	for i := range d {
+		d[i] = a[i] / s
+	}
+}
+
+// isPow2 reports whether |v| is a power of two of moderate size (so 1/v
+// is exact and finite in float32).
+func isPow2(v float64) bool {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return false
+	}
+	f, e := math.Frexp(math.Abs(v))
+	return f == 0.5 && e > -100 && e < 100
+}
+
+// maxNaN and minNaN propagate NaN like numpy's maximum and minimum.
+func maxNaN[T numT](a, b T) T {
+	if a != a || a > b {
+		return a
+	}
+	return b
+}
+
+func minNaN[T numT](a, b T) T {
+	if a != a || a < b {
+		return a
+	}
+	return b
+}
+
+func powT[T numT](a, b T) T {
+	return T(math.Pow(float64(a), float64(b)))
+}
+
+// powVS raises a vector to a scalar power with fast paths for common
+// exponents.
+func powVS[T numT](d, a []T, s T) {
+	switch float64(s) {
+	case 1:
+		copy(d, a)
+	case 2:
+		for i := range d {
+			d[i] = a[i] * a[i]
+		}
+	case 3:
+		for i := range d {
+			d[i] = a[i] * a[i] * a[i]
+		}
+	case 0.5:
+		if !isIntegral[T]() {
+			for i := range d {
+				d[i] = T(math.Sqrt(float64(a[i])))
+			}
+			return
+		}
+		fallthrough
+	default:
+		for i := range d {
+			d[i] = powT(a[i], s)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package executor
+
+import (
+	"math"
+)
+
+func init() {
+	registerKernel(newSoftmaxKernel, "Softmax")
+}
+
+// softmaxKernel normalises along one axis viewed as [outer, axis, inner].
+type softmaxKernel struct {
+	outer, n, inner int
+}
+
+func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
+	in := ni.in(0)
+	if !isFloatDT(in.dt) {
+		return nil, errDType("Softmax", in.dt)
+	}
+	axis, err := normAxis(ni.node.AttrInt("axis"), len(in.shape))
+	if err != nil {
+		return nil, err
+	}
+	k := &softmaxKernel{outer: 1, inner: 1, n: in.shape[axis]}
+	for _, d := range in.shape[:axis] {
+		k.outer *= d
+	}
+	for _, d := range in.shape[axis+1:] {
+		k.inner *= d
+	}
+	return k, nil
+}
+
+func (k *softmaxKernel) inPlace() []int { return []int{0} }
+
+func (k *softmaxKernel) run(rc *runCtx, ins, outs []any) error {
+	switch x := ins[0].(type) {
+	case []float32:
+		softmaxRun(rc, k, outs[0].([]float32), x)
+	case []float64:
+		softmaxRun(rc, k, outs[0].([]float64), x)
+	}
+	return nil
+}
+
+func softmaxRun[T floatT](rc *runCtx, k *softmaxKernel, y, x []T) {
+	lines := k.outer * k.inner
+	if chunks(rc.threads, lines, k.n*16) <= 1 {
+		softmaxLines(k, y, x, 0, lines)
+		return
+	}
+	parallelFor(rc.threads, lines, k.n*16, func(lo, hi int) { softmaxLines(k, y, x, lo, hi) })
+}
+
+// softmaxLines normalises lines [lo, hi) of the [outer, inner] grid.
+func softmaxLines[T floatT](k *softmaxKernel, y, x []T, lo, hi int) {
+	for l := lo; l < hi; l++ {
+		o, in := l/k.inner, l%k.inner
+		base := o*k.n*k.inner + in
+		softmaxLine(y[base:], x[base:], k.n, k.inner)
+	}
+}
+
+// softmaxLine normalises n elements at stride st.
+func softmaxLine[T floatT](y, x []T, n, st int) {
+	if n == 0 {
+		return
+	}
+	m := x[0]
+	for i := 1; i < n; i++ {
+		m = max(m, x[i*st])
+	}
+	sum := 0.0
+	for i := 0; i < n; i++ {
+		e := math.Exp(float64(x[i*st] - m))
+		y[i*st] = T(e)
+		sum += e
+	}
+	inv := 1 / sum
+	for i := 0; i < n; i++ {
+		y[i*st] = T(float64(y[i*st]) * inv)
+	}
+}

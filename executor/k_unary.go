@@ -1,0 +1,294 @@
+package executor
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// unaryOp names an elementwise function of one input.
+type unaryOp uint8
+
+const (
+	opRelu unaryOp = iota
+	opSqrt
+	opExp
+	opLog
+	opErf
+	opSigmoid
+	opTanh
+	opLeakyRelu
+	opHardSigmoid
+	opHardSwish
+)
+
+var unaryOps = map[string]unaryOp{
+	"Relu": opRelu, "Sqrt": opSqrt, "Exp": opExp, "Log": opLog, "Erf": opErf,
+	"Sigmoid": opSigmoid, "Tanh": opTanh, "LeakyRelu": opLeakyRelu,
+	"HardSigmoid": opHardSigmoid, "HardSwish": opHardSwish,
+}
+
+// unaryCost estimates the work of one element relative to an addition.
+var unaryCost = map[unaryOp]int{
+	opRelu: 1, opLeakyRelu: 1, opHardSigmoid: 1, opHardSwish: 1, opSqrt: 4,
+	opExp: 16, opLog: 16, opErf: 16, opSigmoid: 16, opTanh: 16,
+}
+
+func init() {
+	names := make([]string, 0, len(unaryOps))
+	for op := range unaryOps {
+		names = append(names, op)
+	}
+	registerKernel(newUnaryKernel, names...)
+	registerKernel(newClipKernel, "Clip")
+}
+
+type unaryKernel struct {
+	op          unaryOp
+	dt          graph.DType
+	alpha, beta float64
+}
+
+func newUnaryKernel(ni *nodeInfo) (kernel, error) {
+	n := ni.node
+	k := &unaryKernel{op: unaryOps[n.Op], dt: ni.out(0).dt}
+	switch k.op {
+	case opLeakyRelu:
+		k.alpha = float64(n.AttrFloat("alpha"))
+	case opHardSigmoid:
+		k.alpha, k.beta = float64(n.AttrFloat("alpha")), float64(n.AttrFloat("beta"))
+	}
+	if k.op == opRelu && isNumericDT(k.dt) {
+		return k, nil
+	}
+	if !isFloatDT(k.dt) {
+		return nil, errDType(n.Op, k.dt)
+	}
+	return k, nil
+}
+
+func (k *unaryKernel) inPlace() []int { return []int{0} }
+
+func (k *unaryKernel) run(rc *runCtx, ins, outs []any) error {
+	switch x := ins[0].(type) {
+	case []float32:
+		unaryRun(rc, k, outs[0].([]float32), x)
+	case []float64:
+		unaryRun(rc, k, outs[0].([]float64), x)
+	case []int64:
+		reluInt(outs[0].([]int64), x)
+	case []int32:
+		reluInt(outs[0].([]int32), x)
+	case []int16:
+		reluInt(outs[0].([]int16), x)
+	case []int8:
+		reluInt(outs[0].([]int8), x)
+	case []uint64:
+		copy(outs[0].([]uint64), x)
+	case []uint32:
+		copy(outs[0].([]uint32), x)
+	case []uint16:
+		copy(outs[0].([]uint16), x)
+	case []uint8:
+		copy(outs[0].([]uint8), x)
+	default:
+		return errDType("unary op", k.dt)
+	}
+	return nil
+}
+
+func reluInt[T numT](y, x []T) {
+	for i, v := range x {
+		y[i] = max(v, 0)
+	}
+}
+
+func unaryRun[T floatT](rc *runCtx, k *unaryKernel, y, x []T) {
+	cost := unaryCost[k.op]
+	if chunks(rc.threads, len(x), cost) <= 1 {
+		unaryFloat(k.op, y, x, T(k.alpha), T(k.beta))
+		return
+	}
+	parallelFor(rc.threads, len(x), cost, func(lo, hi int) {
+		unaryFloat(k.op, y[lo:hi], x[lo:hi], T(k.alpha), T(k.beta))
+	})
+}
+
+// unaryFloat applies op to every element of x.
+func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
+	y = y[:len(x)]
+	switch op {
+	case opRelu:
+		for i, v := range x {
+			y[i] = max(v, 0)
+		}
+	case opLeakyRelu:
+		for i, v := range x {
+			if v < 0 {
+				v *= alpha
+			}
+			y[i] = v
+		}
+	case opSqrt:
+		for i, v := range x {
+			y[i] = T(math.Sqrt(float64(v)))
+		}
+	case opExp:
+		for i, v := range x {
+			y[i] = T(math.Exp(float64(v)))
+		}
+	case opLog:
+		for i, v := range x {
+			y[i] = T(math.Log(float64(v)))
+		}
+	case opErf:
+		for i, v := range x {
+			y[i] = T(math.Erf(float64(v)))
+		}
+	case opTanh:
+		for i, v := range x {
+			y[i] = T(math.Tanh(float64(v)))
+		}
+	case opSigmoid:
+		for i, v := range x {
+			y[i] = sigmoid(v)
+		}
+	case opHardSigmoid:
+		for i, v := range x {
+			y[i] = min(max(alpha*v+beta, 0), 1)
+		}
+	case opHardSwish:
+		for i, v := range x {
+			y[i] = v * min(max(v/6+0.5, 0), 1)
+		}
+	}
+}
+
+// sigmoid is 1/(1+e^-x), evaluated without overflow for large |x|.
+func sigmoid[T floatT](v T) T {
+	if v >= 0 {
+		return T(1 / (1 + math.Exp(-float64(v))))
+	}
+	e := math.Exp(float64(v))
+	return T(e / (1 + e))
+}
+
+// clipKernel is Clip with optional scalar min and max inputs read at run
+// time.
+type clipKernel struct{ dt graph.DType }
+
+func newClipKernel(ni *nodeInfo) (kernel, error) {
+	dt := ni.out(0).dt
+	if !isNumericDT(dt) {
+		return nil, errDType("Clip", dt)
+	}
+	for i := 1; i <= 2; i++ {
+		if v := ni.in(i); v != nil && (v.n != 1 || v.dt != dt) {
+			if v.n == 0 {
+				continue
+			}
+			return nil, fmt.Errorf("%s must be a %v scalar, got %v[%s]", ni.inputName(i), dt, v.dt, graph.ShapeString(v.shape))
+		}
+	}
+	return &clipKernel{dt: dt}, nil
+}
+
+func (k *clipKernel) inPlace() []int { return []int{0} }
+
+func (k *clipKernel) run(rc *runCtx, ins, outs []any) error {
+	switch x := ins[0].(type) {
+	case []float32:
+		clipRun(rc, outs[0].([]float32), x, optIn(ins, 1), optIn(ins, 2))
+	case []float64:
+		clipRun(rc, outs[0].([]float64), x, optIn(ins, 1), optIn(ins, 2))
+	case []int64:
+		clipRun(rc, outs[0].([]int64), x, optIn(ins, 1), optIn(ins, 2))
+	case []int32:
+		clipRun(rc, outs[0].([]int32), x, optIn(ins, 1), optIn(ins, 2))
+	case []int16:
+		clipRun(rc, outs[0].([]int16), x, optIn(ins, 1), optIn(ins, 2))
+	case []int8:
+		clipRun(rc, outs[0].([]int8), x, optIn(ins, 1), optIn(ins, 2))
+	case []uint64:
+		clipRun(rc, outs[0].([]uint64), x, optIn(ins, 1), optIn(ins, 2))
+	case []uint32:
+		clipRun(rc, outs[0].([]uint32), x, optIn(ins, 1), optIn(ins, 2))
+	case []uint16:
+		clipRun(rc, outs[0].([]uint16), x, optIn(ins, 1), optIn(ins, 2))
+	case []uint8:
+		clipRun(rc, outs[0].([]uint8), x, optIn(ins, 1), optIn(ins, 2))
+	default:
+		return errDType("Clip", k.dt)
+	}
+	return nil
+}
+
+func clipRun[T numT](rc *runCtx, y, x []T, lo, hi any) {
+	minV, maxV := lowest[T](), highest[T]()
+	if s, ok := lo.([]T); ok && len(s) == 1 {
+		minV = s[0]
+	}
+	if s, ok := hi.([]T); ok && len(s) == 1 {
+		maxV = s[0]
+	}
+	if chunks(rc.threads, len(x), 1) <= 1 {
+		clipRange(y, x, minV, maxV)
+		return
+	}
+	parallelFor(rc.threads, len(x), 1, func(a, b int) { clipRange(y[a:b], x[a:b], minV, maxV) })
+}
+
+func clipRange[T numT](y, x []T, lo, hi T) {
+	for i, v := range x {
+		y[i] = min(max(v, lo), hi)
+	}
+}
+
+// lowest and highest return the extreme values of T (±Inf for floats).
+func lowest[T numT]() T {
+	var z T
+	var v float64
+	switch any(z).(type) {
+	case float32, float64:
+		v = math.Inf(-1)
+	case int8:
+		v = math.MinInt8
+	case int16:
+		v = math.MinInt16
+	case int32:
+		v = math.MinInt32
+	case int64:
+		m := int64(math.MinInt64)
+		return T(m)
+	}
+	return T(v)
+}
+
+func highest[T numT]() T {
+	var z T
+	var v float64
+	switch any(z).(type) {
+	case float32, float64:
+		v = math.Inf(1)
+	case int8:
+		v = math.MaxInt8
+	case int16:
+		v = math.MaxInt16
+	case int32:
+		v = math.MaxInt32
+	case int64:
+		m := int64(math.MaxInt64)
+		return T(m)
+	case uint8:
+		v = math.MaxUint8
+	case uint16:
+		v = math.MaxUint16
+	case uint32:
+		v = math.MaxUint32
+	case uint64:
+		m := uint64(math.MaxUint64)
+		return T(m)
+	}
+	return T(v)
+}

@@ -1,0 +1,25 @@
+package graph
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestParamInputs pins which inputs the table marks as compile-time
+// parameters: the executor, shape inference and the rule checker all read
+// this one list.
+func TestParamInputs(t *testing.T) {
+	want := map[string][]int{
+		"Reshape": {1}, "Expand": {1}, "Slice": {1, 2, 3, 4}, "Pad": {1, 3}, "Split": {1},
+		"Squeeze": {1}, "Unsqueeze": {1}, "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1},
+		"Resize": {1, 2, 3},
+	}
+	for _, s := range Schemas() {
+		if got := s.ParamInputs(); !slices.Equal(got, want[s.Op]) {
+			t.Errorf("%s: param inputs %v, want %v", s.Op, got, want[s.Op])
+		}
+	}
+	if got := ParamInputs("NoSuchOp"); got != nil {
+		t.Errorf("unknown op: %v, want nil", got)
+	}
+}

@@ -1,0 +1,37 @@
+package graph
+
+import (
+	"math"
+	"slices"
+)
+
+// MaxRelDiff returns max |a-b| / max |a| (0 when both are all zero; +Inf when
+// shapes differ or only one side is NaN).
+func MaxRelDiff(a, b *Tensor) (float64, error) {
+	if !slices.Equal(a.Shape, b.Shape) {
+		return math.Inf(1), nil
+	}
+	x, err := a.AsFloat64()
+	if err != nil {
+		return 0, err
+	}
+	y, err := b.AsFloat64()
+	if err != nil {
+		return 0, err
+	}
+	var diff, scale float64
+	for i := range x {
+		if math.IsNaN(x[i]) != math.IsNaN(y[i]) {
+			return math.Inf(1), nil
+		}
+		if math.IsNaN(x[i]) {
+			continue
+		}
+		diff = max(diff, math.Abs(x[i]-y[i]))
+		scale = max(scale, math.Abs(x[i]), math.Abs(y[i]))
+	}
+	if diff == 0 {
+		return 0, nil
+	}
+	return diff / scale, nil
+}

@@ -1,0 +1,100 @@
+package measure
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// LatencyModel gives the end-to-end latency of a model: measured on a real
+// backend, or estimated (the "cost" model).
+type LatencyModel interface {
+	// Name identifies the model for reports and cache keys ("ort", "go", "cost").
+	Name() string
+	// Latency returns the latency of m, which must have static shapes.
+	Latency(m *graph.Model) (Stats, error)
+}
+
+// NewLatencyModel returns the latency model called name: "cost" for the
+// per-op cost model, otherwise measurement on the backend of that name.
+// Results are cached by the graph's canonical hash, so a graph is never
+// timed twice by the same LatencyModel.
+func NewLatencyModel(name string, bo BackendOptions, mo MeasureOptions) (LatencyModel, error) {
+	var inner LatencyModel
+	if name == "cost" {
+		cm, err := NewCostModel(CostOptions{Backend: bo})
+		if err != nil {
+			return nil, err
+		}
+		inner = cm
+	} else {
+		be, err := NewBackend(name, bo)
+		if err != nil {
+			return nil, err
+		}
+		inner = &Measured{Backend: be, Options: mo}
+	}
+	return &cachedLatency{inner: inner, cache: make(map[graph.Hash]Stats)}, nil
+}
+
+// Measured times models end to end on a backend with seeded random inputs.
+type Measured struct {
+	Backend Backend
+	Options MeasureOptions
+	// Seed for the random inputs (0 means 1).
+	Seed uint64
+}
+
+// Name returns the backend's name.
+func (m *Measured) Name() string { return m.Backend.Name() }
+
+// measureMu serialises timing within the process: two models timed at
+// once on a 2-core machine would slow each other down.
+var measureMu sync.Mutex
+
+// Latency loads and times the model. Timings in one process never overlap.
+func (m *Measured) Latency(model *graph.Model) (Stats, error) {
+	measureMu.Lock()
+	defer measureMu.Unlock()
+	s, err := m.Backend.Load(model)
+	if err != nil {
+		return Stats{}, err
+	}
+	defer s.Close()
+	seed := m.Seed
+	if seed == 0 {
+		seed = 1
+	}
+	in, err := RandomInputs(model.Graph, seed)
+	if err != nil {
+		return Stats{}, err
+	}
+	return Measure(s, in, m.Options, nil)
+}
+
+type cachedLatency struct {
+	inner LatencyModel
+	mu    sync.Mutex
+	cache map[graph.Hash]Stats
+}
+
+func (c *cachedLatency) Name() string { return c.inner.Name() }
+
+func (c *cachedLatency) Latency(m *graph.Model) (Stats, error) {
+	h := m.Graph.CanonicalHash()
+	c.mu.Lock()
+	st, ok := c.cache[h]
+	c.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	st, err := c.inner.Latency(m)
+	if err != nil {
+		return Stats{}, fmt.Errorf("%s latency: %w", c.inner.Name(), err)
+	}
+	c.mu.Lock()
+	c.cache[h] = st
+	c.mu.Unlock()
+	return st, nil
+}
