@@ -19,7 +19,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // tasoFile is TASO's generated substitution set decoded into equations.
-const tasoFile = "../../shared/reference/taso_generated_rules.txt"
+const tasoFile = "testdata/taso_generated_rules.txt"
 
 // tasoOp is one statement "sK = op[attrs](args)" of a TASO equation.
 type tasoOp struct {
