@@ -4,14 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xrl-dev/xrl/executor"
-
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/ort"
 	"github.com/xrl-dev/xrl/models"
-	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/pipeline"
 )
 
 // zooEnv builds the environment for a zoo model (cpu preset) with the real
@@ -22,18 +19,13 @@ func zooEnv(t testing.TB, name string, lm measure.LatencyModel, maxCands int) *e
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := rules.Load()
+	sp, err := pipeline.PrepareModel(name, m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	folded, _, err := rewrite.Fold(m.Graph, executor.Evaluate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.Graph = folded
 	e, err := env.New(env.Config{
-		Model:         m,
-		Rewriter:      rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(folded.Nodes), Eval: executor.Evaluate}),
+		Model:         sp.Model,
+		Rewriter:      sp.Engine,
 		Latency:       lm,
 		MaxCandidates: maxCands,
 	})

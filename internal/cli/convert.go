@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/pipeline"
 )
 
 type convertOptions struct {
@@ -34,7 +35,7 @@ check that xrl understands a model before optimising it.`,
 }
 
 func convertRun(o *convertOptions) error {
-	m, err := readModel(o.In)
+	m, err := pipeline.ReadModel(o.In)
 	if err != nil {
 		return err
 	}

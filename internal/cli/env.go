@@ -80,7 +80,7 @@ func envRolloutRun(o *envRolloutOptions) error {
 	if err != nil {
 		return err
 	}
-	start, engine, folded := sp.Start, sp.Engine, sp.Start.Graph
+	start, engine, folded := sp.Model, sp.Engine, sp.Model.Graph
 	name := o.Runtime.Runtime
 	if name == "" {
 		name = "cost"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/pipeline"
 
 	"github.com/spf13/cobra"
 
@@ -55,7 +56,7 @@ func inspectRun(o *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	m, err := readModel(o.Model)
+	m, err := pipeline.ReadModel(o.Model)
 	if err != nil {
 		return err
 	}
@@ -231,7 +232,7 @@ func boundInputs(g *graph.Graph) string {
 // writeCandidates prints the per-rule candidate counts of g's first
 // rewrite step (after folding constant subgraphs, as optimize does).
 func writeCandidates(w io.Writer, g *graph.Graph) error {
-	engine, err := newEngine(nil, len(g.Nodes))
+	engine, err := pipeline.NewEngine(nil, len(g.Nodes))
 	if err != nil {
 		return err
 	}

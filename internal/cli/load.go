@@ -1,17 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"strings"
-
-	"github.com/xrl-dev/xrl/executor"
 
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/onnx"
-	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/pipeline"
 )
 
 // shapeOptions holds the repeatable --shape flag.
@@ -45,65 +42,36 @@ func (o *shapeOptions) bindings() (map[string][]int, error) {
 	return out, nil
 }
 
-// readModel reads an ONNX file, with an error naming the file.
-func readModel(path string) (*graph.Model, error) {
-	if _, err := os.Stat(path); err != nil {
-		if os.IsNotExist(err) {
-			return nil, fmt.Errorf("%s: no such file", path)
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	m, err := onnx.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// loadBound reads a model, binds its input shapes and infers every shape,
-// so that it can be executed or rewritten.
+// loadBound reads a model, binds its input shapes from the --shape flags
+// and infers every shape, so that it can be executed or rewritten.
 func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 	bind, err := shapes.bindings()
 	if err != nil {
 		return nil, err
 	}
-	m, err := readModel(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Graph.BindShapes(bind); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if err := m.Graph.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return pipeline.LoadBound(path, bind)
 }
 
-// startPoint is what every optimising command begins from: the bound
-// original model, the same model with its constant subgraphs folded (the
-// graph that is searched and measured), and the rewrite engine.
-type startPoint struct {
-	Orig, Start *graph.Model
-	Engine      *rewrite.Engine
+// prepareStart is pipeline.Prepare with the --shape and --rules flags.
+func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*pipeline.Start, error) {
+	bind, err := shapes.bindings()
+	if err != nil {
+		return nil, err
+	}
+	sp, err := pipeline.Prepare(path, bind, ruleNames)
+	return sp, flagError(err)
 }
 
-// prepareStart loads and binds a model, builds the rule engine (optionally
-// restricted to ruleNames) and folds the model's constants.
-func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*startPoint, error) {
-	orig, err := loadBound(path, shapes)
-	if err != nil {
-		return nil, err
+// flagError names the flag behind a pipeline error: an unknown rule is a
+// usage error of --rules, an unreadable policy an error of --agent.
+func flagError(err error) error {
+	var unknown *pipeline.UnknownRuleError
+	var policy *pipeline.PolicyError
+	switch {
+	case errors.As(err, &unknown):
+		return usagef("--rules: %v", unknown)
+	case errors.As(err, &policy):
+		return fmt.Errorf("--agent: %w", policy.Err)
 	}
-	engine, err := newEngine(ruleNames, len(orig.Graph.Nodes))
-	if err != nil {
-		return nil, err
-	}
-	folded, _, err := rewrite.Fold(orig.Graph, executor.Evaluate)
-	if err != nil {
-		return nil, fmt.Errorf("%s: folding constants: %w", path, err)
-	}
-	start := *orig
-	start.Graph = folded
-	return &startPoint{Orig: orig, Start: &start, Engine: engine}, nil
+	return err
 }

@@ -1,20 +1,11 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"io"
 	"time"
-
-	"github.com/xrl-dev/xrl/executor"
 
 	"github.com/spf13/cobra"
 
-	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/measure"
-	"github.com/xrl-dev/xrl/onnx"
-	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -34,9 +25,6 @@ type optimizeOptions struct {
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
 }
-
-// errNotEquivalent is returned when the optimised model fails verification.
-var errNotEquivalent = errors.New("the optimised model does not compute the same function as the original; nothing was written")
 
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
 func NewCmdOptimize(s IO, runF func(*optimizeOptions) error) *cobra.Command {
@@ -81,9 +69,6 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 			if runF != nil {
 				return runF(opts)
 			}
-			if opts.Agent != "" {
-				return optimizeAgentRun(opts)
-			}
 			return optimizeRun(opts)
 		},
 	}
@@ -111,124 +96,36 @@ func (o *optimizeOptions) searchRuntime() string {
 	return o.Runtime.Runtime
 }
 
-func optimizeRun(o *optimizeOptions) error {
-	start := time.Now()
-	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
+// config returns the pipeline configuration the flags describe.
+func (o *optimizeOptions) config() (pipeline.Config, error) {
+	bind, err := o.Shapes.bindings()
 	if err != nil {
-		return err
+		return pipeline.Config{}, err
 	}
-	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
-	lm, err := measure.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
-	if err != nil {
-		return err
-	}
-	w := o.IO.Out
-	fmt.Fprintf(w, "optimising %s (%d nodes) with %s search on the %s latency model\n", o.Model, len(orig.Graph.Nodes), o.Search, lm.Name())
-	progress := newProgress(o.IO.Err, "search")
-	res, err := search.Algorithms[o.Search](&search.Problem{Model: startModel, Rewriter: engine, Latency: lm}, search.Options{
-		Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
-		Progress: func(step int, best time.Duration) {
-			progress.update("step %d, best %v", step, best.Round(time.Microsecond))
+	return pipeline.Config{
+		Model: o.Model, Shapes: bind, Rules: o.Rules, Output: o.Output,
+		Latency:     o.searchRuntime(),
+		Measurement: o.Runtime.measurement(),
+		Search:      o.Search,
+		SearchOptions: search.Options{
+			Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
 		},
-	})
-	progress.done()
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.Model, err)
-	}
-	best, _, err := rewrite.Fold(res.Best, executor.Evaluate)
-	if err != nil {
-		return fmt.Errorf("folding the optimised graph: %w", err)
-	}
-	out := *orig
-	out.Graph = best
-	if err := verifyModels(w, orig, &out, o.Tolerance, o.Seed); err != nil {
-		return err
-	}
-	if err := onnx.WriteFile(o.Output, &out); err != nil {
-		return fmt.Errorf("writing %s: %w", o.Output, err)
-	}
-	fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
-		res.Algorithm, res.StopReason, res.Steps, res.Evaluations, res.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", lm.Name(), res.InitialLatency.Round(time.Microsecond), res.BestLatency.Round(time.Microsecond), res.Speedup())
-	if lm.Name() == "cost" {
-		if err := reportMeasured(w, o, orig, &out); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(w, "nodes: %d -> %d\n\n", len(orig.Graph.Nodes), len(best.Nodes))
-	if err := res.WriteRuleTable(w); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "\nwrote %s in %v\n", o.Output, time.Since(start).Round(time.Millisecond))
-	return nil
+		Agent: o.Agent, Samples: o.Samples, Tolerance: o.Tolerance,
+	}, nil
 }
 
-// newEngine loads the rule set, optionally restricted to names, with
-// candidates capped at twice the model's size (as TASO).
-func newEngine(names []string, nodes int) (*rewrite.Engine, error) {
-	set, err := rules.Load()
+func optimizeRun(o *optimizeOptions) error {
+	cfg, err := o.config()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for _, n := range names {
-		if set.Lookup(n) == nil {
-			return nil, usagef("--rules: no rule named %q (see 'xrl rules list')", n)
+	if cfg.Agent == "" {
+		progress := newProgress(o.IO.Err, "search")
+		defer progress.done()
+		cfg.SearchOptions.Progress = func(step int, best time.Duration) {
+			progress.update("step %d, best %v", step, best.Round(time.Microsecond))
 		}
 	}
-	return rewrite.NewEngine(set, rewrite.Options{Rules: names, MaxNodes: 2 * nodes, Eval: executor.Evaluate}), nil
-}
-
-// verifyModels checks out against orig on the Go executor and, when
-// installed, ONNX Runtime.
-func verifyModels(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error {
-	names := []string{"go"}
-	if measure.DefaultBackendName() == "ort" {
-		names = append(names, "ort")
-	}
-	for _, name := range names {
-		be, err := measure.NewBackend(name, measure.BackendOptions{})
-		if err != nil {
-			return err
-		}
-		r, err := measure.Verify(be, orig, out, measure.VerifyOptions{Seeds: 3, FirstSeed: seed, Tolerance: tol})
-		if err != nil {
-			return fmt.Errorf("verifying on %s: %w", name, err)
-		}
-		fmt.Fprintf(w, "verified on %s: %v\n", name, r)
-		if !r.OK {
-			return errNotEquivalent
-		}
-	}
-	return nil
-}
-
-// reportMeasured prints the real end-to-end latency before and after, when
-// the search used the cost model.
-func reportMeasured(w io.Writer, o *optimizeOptions, orig, out *graph.Model) error {
-	name := measure.DefaultBackendName()
-	be, err := measure.NewBackend(name, o.Runtime.backendOptions())
-	if err != nil {
-		return err
-	}
-	sa, err := be.Load(orig)
-	if err != nil {
-		return err
-	}
-	defer sa.Close()
-	sb, err := be.Load(out)
-	if err != nil {
-		return err
-	}
-	defer sb.Close()
-	in, err := measure.RandomInputs(orig.Graph, o.Seed)
-	if err != nil {
-		return err
-	}
-	c, err := measure.Compare(sa, sb, in, in, o.Runtime.measureOptions())
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "%s latency (measured, interleaved): %v -> %v (speedup %.3fx; after/before ratio %.3f, 99%% CI %.3f-%.3f)\n", name,
-		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), 1/c.Ratio, c.Ratio, c.RatioLo, c.RatioHi)
-	return nil
+	_, err = pipeline.Optimize(o.IO.Out, cfg)
+	return flagError(err)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/ort" // registers the "ort" backend
+	"github.com/xrl-dev/xrl/pipeline"
 )
 
 // runtimeOptions holds the flags shared by commands that execute models.
@@ -73,6 +74,11 @@ func (o *runtimeOptions) backendOptions() measure.BackendOptions {
 
 func (o *runtimeOptions) measureOptions() measure.MeasureOptions {
 	return measure.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime}
+}
+
+// measurement returns the measurement settings of the flags.
+func (o *runtimeOptions) measurement() pipeline.Measurement {
+	return pipeline.Measurement{Backend: o.backendOptions(), Measure: o.measureOptions()}
 }
 
 // backend returns the execution backend selected by the flags.

@@ -14,18 +14,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/xrl-dev/xrl/executor"
-
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
-	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/ppo"
 	"github.com/xrl-dev/xrl/ppo/plots"
-	"github.com/xrl-dev/xrl/rewrite"
 )
 
 // Files a training run writes next to ppo's metrics.jsonl, agent.ckpt and
@@ -182,7 +178,7 @@ func trainRun(o *trainOptions) error {
 	if err != nil {
 		return err
 	}
-	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
+	startModel := sp.Model
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -190,7 +186,7 @@ func trainRun(o *trainOptions) error {
 	if err != nil {
 		return err
 	}
-	ec := env.Config{Model: startModel, Rewriter: engine, Latency: lm}
+	ec := env.Config{Model: startModel, Rewriter: sp.Engine, Latency: lm}
 
 	w := o.IO.Out
 	prog := newProgress(o.IO.Err, "train")
@@ -253,7 +249,7 @@ func trainRun(o *trainOptions) error {
 		return err
 	}
 	trainTime := time.Since(start)
-	return o.finish(w, dir, orig, tr, lm.Name(), trainTime)
+	return o.finish(w, dir, sp, tr, lm.Name(), trainTime)
 }
 
 // episodesFlag returns --episodes when given (0 otherwise).
@@ -277,20 +273,12 @@ func (o *trainOptions) latencyModel(dir string) (measure.LatencyModel, error) {
 
 // finish exports, verifies and reports the best graph and draws the
 // charts.
-func (o *trainOptions) finish(w io.Writer, dir string, orig *graph.Model, tr *ppo.Trainer, latName string, trainTime time.Duration) error {
+func (o *trainOptions) finish(w io.Writer, dir string, sp *pipeline.Start, tr *ppo.Trainer, latName string, trainTime time.Duration) error {
 	bestG, initial, best := tr.Best()
-	folded, _, err := rewrite.Fold(bestG, executor.Evaluate)
-	if err != nil {
-		return fmt.Errorf("folding the best graph: %w", err)
-	}
-	out := *orig
-	out.Graph = folded
-	if err := verifyModels(w, orig, &out, o.Tolerance, tr.Config().Seed); err != nil {
-		return err
-	}
 	bestPath := filepath.Join(dir, bestModelFile)
-	if err := onnx.WriteFile(bestPath, &out); err != nil {
-		return fmt.Errorf("writing %s: %w", bestPath, err)
+	out, err := sp.Export(w, bestG, bestPath, o.Tolerance, tr.Config().Seed)
+	if err != nil {
+		return err
 	}
 	st := tr.State()
 	fmt.Fprintf(w, "trained %d episodes (%d updates, %d steps) in %v\n", st.Episode, st.Update, st.GlobalStep, trainTime.Round(time.Second))
@@ -300,10 +288,10 @@ func (o *trainOptions) finish(w io.Writer, dir string, orig *graph.Model, tr *pp
 	}
 	fmt.Fprintf(w, "%s latency of the best graph (%s): %v -> %v (%.3fx)\n", latName, from,
 		initial.Round(time.Microsecond), best.Round(time.Microsecond), float64(initial)/float64(best))
-	if err := reportMeasured(w, &optimizeOptions{Runtime: o.Runtime, Seed: tr.Config().Seed}, orig, &out); err != nil {
+	if err := pipeline.ReportMeasured(w, sp.Orig, out, o.Runtime.measurement(), tr.Config().Seed); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "nodes: %d -> %d\n", len(orig.Graph.Nodes), len(folded.Nodes))
+	fmt.Fprintf(w, "nodes: %d -> %d\n", len(sp.Orig.Graph.Nodes), len(out.Graph.Nodes))
 	files, err := plots.WriteAll(dir)
 	if err != nil {
 		return err

@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/rewrite"
+)
+
+// ErrNotEquivalent is returned when the optimised model fails
+// verification; nothing is written then.
+var ErrNotEquivalent = errors.New("the optimised model does not compute the same function as the original; nothing was written")
+
+// VerifySeeds is the number of random input sets an export is verified on.
+const VerifySeeds = 3
+
+// Export folds best, verifies the result against s.Orig (see Verify,
+// printing one line a backend to w) and writes it atomically to path. It
+// returns the written model.
+func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64, seed uint64) (*graph.Model, error) {
+	folded, _, err := rewrite.Fold(best, executor.Evaluate)
+	if err != nil {
+		return nil, fmt.Errorf("folding the optimised graph: %w", err)
+	}
+	out := *s.Orig
+	out.Graph = folded
+	if err := Verify(w, s.Orig, &out, tol, seed); err != nil {
+		return nil, err
+	}
+	if err := onnx.WriteFile(path, &out); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return &out, nil
+}
+
+// Verify checks out against orig on the Go executor and, when installed,
+// ONNX Runtime, on VerifySeeds input sets from seed on; it returns
+// ErrNotEquivalent when any output differs by more than tol.
+func Verify(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error {
+	names := []string{"go"}
+	if measure.DefaultBackendName() == "ort" {
+		names = append(names, "ort")
+	}
+	for _, name := range names {
+		be, err := measure.NewBackend(name, measure.BackendOptions{})
+		if err != nil {
+			return err
+		}
+		r, err := measure.Verify(be, orig, out, measure.VerifyOptions{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
+		if err != nil {
+			return fmt.Errorf("verifying on %s: %w", name, err)
+		}
+		fmt.Fprintf(w, "verified on %s: %v\n", name, r)
+		if !r.OK {
+			return ErrNotEquivalent
+		}
+	}
+	return nil
+}
+
+// Measurement says how end-to-end latency is measured.
+type Measurement struct {
+	Backend measure.BackendOptions
+	Measure measure.MeasureOptions
+}
+
+// ReportMeasured measures orig and out end to end, interleaved, on the
+// default backend (inputs drawn from seed) and prints the before/after
+// line to w.
+func ReportMeasured(w io.Writer, orig, out *graph.Model, m Measurement, seed uint64) error {
+	name := measure.DefaultBackendName()
+	be, err := measure.NewBackend(name, m.Backend)
+	if err != nil {
+		return err
+	}
+	sa, err := be.Load(orig)
+	if err != nil {
+		return err
+	}
+	defer sa.Close()
+	sb, err := be.Load(out)
+	if err != nil {
+		return err
+	}
+	defer sb.Close()
+	in, err := measure.RandomInputs(orig.Graph, seed)
+	if err != nil {
+		return err
+	}
+	c, err := measure.Compare(sa, sb, in, in, m.Measure)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s latency (measured, interleaved): %v -> %v (speedup %.3fx; after/before ratio %.3f, 99%% CI %.3f-%.3f)\n", name,
+		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), 1/c.Ratio, c.Ratio, c.RatioLo, c.RatioHi)
+	return nil
+}

@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/rules"
+)
+
+// ReadModel reads an ONNX file, with an error naming the file.
+func ReadModel(path string) (*graph.Model, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file", path)
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return onnx.ReadFile(path)
+}
+
+// LoadBound reads a model, binds its input shapes (input name -> dims;
+// unbound leading dimensions default to 1) and infers every shape, so that
+// the model can be executed or rewritten.
+func LoadBound(path string, shapes map[string][]int) (*graph.Model, error) {
+	m, err := ReadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Graph.BindShapes(shapes); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.Graph.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// UnknownRuleError reports a rule name that the rule set does not hold.
+type UnknownRuleError struct{ Name string }
+
+func (e *UnknownRuleError) Error() string {
+	return fmt.Sprintf("no rule named %q (see 'xrl rules list')", e.Name)
+}
+
+// NewEngine loads the rule set, optionally restricted to names, with
+// candidates capped at twice nodes (as TASO), folding with the Go executor.
+func NewEngine(names []string, nodes int) (*rewrite.Engine, error) {
+	set, err := rules.Load()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if set.Lookup(n) == nil {
+			return nil, &UnknownRuleError{Name: n}
+		}
+	}
+	return rewrite.NewEngine(set, rewrite.Options{Rules: names, MaxNodes: 2 * nodes, Eval: executor.Evaluate}), nil
+}
+
+// Start is what every optimising command begins from.
+type Start struct {
+	// Name names the model in messages (its file, or its zoo name).
+	Name string
+	// Orig is the bound original model: the reference for verification
+	// and the template of the written model.
+	Orig *graph.Model
+	// Model is Orig with its constant subgraphs folded: the graph that is
+	// searched and measured.
+	Model *graph.Model
+	// Engine proposes the rewrites.
+	Engine *rewrite.Engine
+}
+
+// Prepare loads and binds the model at path, builds the rule engine
+// (restricted to ruleNames when not empty) and folds the model's constants.
+func Prepare(path string, shapes map[string][]int, ruleNames []string) (*Start, error) {
+	orig, err := LoadBound(path, shapes)
+	if err != nil {
+		return nil, err
+	}
+	return PrepareModel(path, orig, ruleNames)
+}
+
+// PrepareModel is Prepare for a model already in memory with its shapes
+// bound; name is used in error messages.
+func PrepareModel(name string, orig *graph.Model, ruleNames []string) (*Start, error) {
+	engine, err := NewEngine(ruleNames, len(orig.Graph.Nodes))
+	if err != nil {
+		return nil, err
+	}
+	folded, _, err := rewrite.Fold(orig.Graph, executor.Evaluate)
+	if err != nil {
+		return nil, fmt.Errorf("%s: folding constants: %w", name, err)
+	}
+	start := *orig
+	start.Graph = folded
+	return &Start{Name: name, Orig: orig, Model: &start, Engine: engine}, nil
+}

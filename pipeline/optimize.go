@@ -1,0 +1,149 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/ppo"
+	"github.com/xrl-dev/xrl/search"
+)
+
+// Config is one optimisation run: which model, how to improve it, how to
+// check and where to write the result.
+type Config struct {
+	// Model is the input ONNX file; Shapes binds its inputs' dims.
+	Model  string
+	Shapes map[string][]int
+	// Rules restricts the rule set to these names (empty: all rules).
+	Rules []string
+	// Output is the file the verified result is written to.
+	Output string
+	// Latency names the latency model that guides the search: "cost"
+	// (default), "go" or "ort".
+	Latency string
+	// Measurement configures the backends that measure latency.
+	Measurement Measurement
+	// Search names the algorithm (see search.Algorithms; default "taso")
+	// and Search options configure it (its Seed also seeds verification).
+	Search        string
+	SearchOptions search.Options
+	// Agent, when set, is a trained policy checkpoint that rewrites the
+	// graph instead of the search; Samples adds sampled rollouts.
+	Agent   string
+	Samples int
+	// Tolerance is the largest relative error accepted by verification.
+	Tolerance float64
+}
+
+// Result is what an optimisation run did.
+type Result struct {
+	Start *Start
+	// Out is the verified model that was written.
+	Out *graph.Model
+	// LatencyName names the latency model of the search or rollouts;
+	// Initial and Best are its latencies of the start and written graphs.
+	LatencyName   string
+	Initial, Best time.Duration
+	Search        *search.Result // nil with an agent
+	Agent         *PolicyResult  // nil with a search
+	Elapsed       time.Duration
+}
+
+// Optimize runs the whole flow for cfg, printing progress and the report
+// to w: load, bind, fold, search (or the agent's rollouts), fold, verify,
+// write, and the before/after report with the per-rule table.
+func Optimize(w io.Writer, cfg Config) (*Result, error) {
+	t0 := time.Now()
+	s, err := Prepare(cfg.Model, cfg.Shapes, cfg.Rules)
+	if err != nil {
+		return nil, err
+	}
+	lmName := cfg.Latency
+	if lmName == "" {
+		lmName = "cost"
+	}
+	res := &Result{Start: s}
+	var best *graph.Graph
+	if cfg.Agent != "" {
+		net, pcfg, err := ppo.LoadPolicy(cfg.Agent)
+		if err != nil {
+			return nil, &PolicyError{Path: cfg.Agent, Err: err}
+		}
+		lm, err := measure.NewLatencyModel(lmName, cfg.Measurement.Backend, cfg.Measurement.Measure)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(w, "optimising %s (%d nodes) with the policy %s on the %s latency model\n", cfg.Model, len(s.Orig.Graph.Nodes), cfg.Agent, lm.Name())
+		var deadline time.Time
+		if cfg.SearchOptions.TimeLimit > 0 {
+			deadline = t0.Add(cfg.SearchOptions.TimeLimit)
+		}
+		ar, err := s.RunPolicy(w, net, lm, PolicyOptions{Horizon: pcfg.Horizon, MaxCandidates: pcfg.MaxCandidates,
+			Samples: cfg.Samples, Seed: cfg.SearchOptions.Seed, Deadline: deadline})
+		if err != nil {
+			return nil, err
+		}
+		res.Agent, res.LatencyName = ar, lm.Name()
+		res.Initial, res.Best, best = ar.Best.InitialLatency, ar.Best.BestLatency, ar.Best.Best
+	} else {
+		lm, err := measure.NewLatencyModel(lmName, cfg.Measurement.Backend, cfg.Measurement.Measure)
+		if err != nil {
+			return nil, err
+		}
+		alg := cfg.Search
+		if alg == "" {
+			alg = "taso"
+		}
+		fmt.Fprintf(w, "optimising %s (%d nodes) with %s search on the %s latency model\n", cfg.Model, len(s.Orig.Graph.Nodes), alg, lm.Name())
+		sr, err := s.Search(alg, lm, cfg.SearchOptions)
+		if err != nil {
+			return nil, err
+		}
+		res.Search, res.LatencyName = sr, lm.Name()
+		res.Initial, res.Best, best = sr.InitialLatency, sr.BestLatency, sr.Best
+	}
+	if res.Out, err = s.Export(w, best, cfg.Output, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+		return nil, err
+	}
+	if res.Search != nil {
+		sr := res.Search
+		fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
+			sr.Algorithm, sr.StopReason, sr.Steps, sr.Evaluations, sr.Elapsed.Round(time.Millisecond))
+	}
+	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
+		float64(res.Initial)/float64(res.Best))
+	if res.LatencyName == "cost" {
+		if err := ReportMeasured(w, s.Orig, res.Out, cfg.Measurement, cfg.SearchOptions.Seed); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(w, "nodes: %d -> %d\n", len(s.Orig.Graph.Nodes), len(res.Out.Graph.Nodes))
+	if res.Search != nil {
+		fmt.Fprintln(w)
+		if err := res.Search.WriteRuleTable(w); err != nil {
+			return nil, err
+		}
+	} else if applied := res.Agent.Best.Applied; len(applied) > 0 {
+		fmt.Fprintf(w, "rules applied in that rollout: %s\n", CountRules(applied))
+	}
+	res.Elapsed = time.Since(t0)
+	fmt.Fprintf(w, "\nwrote %s in %v\n", cfg.Output, res.Elapsed.Round(time.Millisecond))
+	return res, nil
+}
+
+// Search runs the named algorithm (a key of search.Algorithms) from
+// s.Model with the latency model lm.
+func (s *Start) Search(algorithm string, lm measure.LatencyModel, opts search.Options) (*search.Result, error) {
+	run, ok := search.Algorithms[algorithm]
+	if !ok {
+		return nil, fmt.Errorf("no search algorithm named %q", algorithm)
+	}
+	res, err := run(&search.Problem{Model: s.Model, Rewriter: s.Engine, Latency: lm}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	return res, nil
+}

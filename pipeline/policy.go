@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/gat"
+	"github.com/xrl-dev/xrl/measure"
+)
+
+// PolicyError reports a policy checkpoint that could not be loaded.
+type PolicyError struct {
+	Path string
+	Err  error
+}
+
+func (e *PolicyError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *PolicyError) Unwrap() error { return e.Err }
+
+// PolicyOptions configures RunPolicy.
+type PolicyOptions struct {
+	// Horizon and MaxCandidates are the environment settings the policy
+	// was trained with.
+	Horizon, MaxCandidates int
+	// Samples is the number of sampled rollouts after the greedy one.
+	Samples int
+	// Seed seeds rollout i with Seed+i.
+	Seed uint64
+	// Deadline, when not zero, stops starting sampled rollouts after it.
+	Deadline time.Time
+}
+
+// PolicyResult is what RunPolicy did.
+type PolicyResult struct {
+	// Best is the rollout whose best graph was fastest.
+	Best            env.Episode
+	Rollouts, Steps int
+	Elapsed         time.Duration
+}
+
+// RunPolicy rewrites s.Model with a trained policy: one greedy rollout
+// (the most probable action at every step) and opts.Samples sampled ones,
+// printing a line a rollout to w. Latency is measured after every step so
+// that the best graph along each rollout is found; the policy does not see
+// rewards, so this does not change its choices.
+func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, opts PolicyOptions) (*PolicyResult, error) {
+	e, err := env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm,
+		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1})
+	if err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	res := &PolicyResult{}
+	for i := 0; i <= opts.Samples; i++ {
+		greedy := i == 0
+		if i > 0 && !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+			break
+		}
+		agent := gat.NewAgent(net, opts.Seed+uint64(i), greedy)
+		ep, err := env.Rollout(e, agent, opts.Seed+uint64(i))
+		if err == nil {
+			err = agent.Err
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rollout %d: %w", i, err)
+		}
+		res.Rollouts, res.Steps = res.Rollouts+1, res.Steps+ep.Steps
+		if i == 0 || ep.BestLatency < res.Best.BestLatency {
+			res.Best = ep
+		}
+		kind := "greedy"
+		if !greedy {
+			kind = fmt.Sprintf("sample %d", i)
+		}
+		fmt.Fprintf(w, "%s rollout: %d steps (%s), best %v (%.3fx)\n", kind, ep.Steps, ep.StopReason,
+			ep.BestLatency.Round(time.Microsecond), ep.Speedup())
+	}
+	res.Elapsed = time.Since(t0)
+	fmt.Fprintf(w, "agent: %d rollouts, %d steps, %v\n", res.Rollouts, res.Steps, res.Elapsed.Round(time.Millisecond))
+	return res, nil
+}
+
+// CountRules formats rule names with their counts, in order of first use:
+// "conv-bn-fold x3, relu-concat".
+func CountRules(applied []string) string {
+	count := map[string]int{}
+	var order []string
+	for _, r := range applied {
+		if count[r] == 0 {
+			order = append(order, r)
+		}
+		count[r]++
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = r
+		if count[r] > 1 {
+			parts[i] += fmt.Sprintf(" x%d", count[r])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
