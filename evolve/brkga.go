@@ -88,8 +88,8 @@ type BRKGAResult struct {
 	// BestLatency and InitialLatency are Best's and the start graph's
 	// latencies in the environment's latency model.
 	BestLatency, InitialLatency time.Duration
-	// Applied lists the rules applied by the best chromosome's episode in
-	// order (the episode may continue past the step that reached Best).
+	// Applied lists the rules the best chromosome's episode applied, in
+	// order, up to the step that reached Best.
 	Applied []string
 	// Evaluations is the number of chromosomes decoded; Generations the
 	// number of generations completed (the first, random one included).
@@ -209,13 +209,14 @@ func sortPop(pop []*individual) {
 }
 
 // decode plays one episode of e with the actions the keys select and
-// returns the individual and the start graph's latency.
+// returns the individual and the start graph's latency. The individual's
+// rules are those applied up to its best graph.
 func decode(e *env.Env, prior Prior, keys []float64, seed uint64) (*individual, time.Duration, error) {
 	obs, info, err := e.Reset(seed)
 	if err != nil {
 		return nil, 0, err
 	}
-	initial := info.InitialLatency
+	initial, best, bestLen := info.InitialLatency, info.InitialLatency, 0
 	ended := false
 	for _, k := range keys {
 		a, err := keyAction(obs, prior, k)
@@ -227,24 +228,29 @@ func decode(e *env.Env, prior Prior, keys []float64, seed uint64) (*individual, 
 		if err != nil {
 			return nil, 0, err
 		}
+		if info.Measured && info.Latency < best {
+			best, bestLen = info.Latency, info.Step
+		}
 		if term || trunc {
 			ended = true
 			break
 		}
 	}
-	best, lat := e.Best()
-	if g := e.Graph(); !ended && g != best {
-		// The loop stopped at Length keys before the episode's end:
-		// measure where it stopped as well.
+	applied := e.Applied()
+	bestG, lat := e.Best()
+	if g := e.Graph(); !ended && g != bestG {
+		// The keys ran out before the episode's end: measure where the
+		// episode stopped as well.
 		l, err := e.Latency(g)
 		if err != nil {
 			return nil, 0, err
 		}
 		if l < lat {
-			best, lat = g, l
+			bestG, lat, bestLen = g, l, len(applied)
 		}
 	}
-	return &individual{keys: keys, fitness: lat, best: best, applied: e.Applied()}, initial, nil
+	// A No-Op step applies no rule, so the prefix is over applied rules.
+	return &individual{keys: keys, fitness: lat, best: bestG, applied: applied[:min(bestLen, len(applied))]}, initial, nil
 }
 
 // errBadPrior reports a prior whose distribution cannot be used.

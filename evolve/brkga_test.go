@@ -9,9 +9,9 @@ import (
 	"github.com/xrl-dev/xrl/internal/xrltest"
 )
 
-// chainEnv is a small environment whose optimum is known: the chain has
-// two removable Identity nodes and two redundant Relus, so the best graph
-// has four nodes fewer than the start (three).
+// chainEnv is a small environment whose optimum is known: of the chain's
+// eight nodes (seven plus xrltest's final Sigmoid), two Identity nodes and
+// three of four consecutive Relus can go, leaving Relu, Tanh and Sigmoid.
 func chainEnv(t testing.TB, horizon int) (*env.Env, *xrltest.NodeLatency) {
 	t.Helper()
 	lat := &xrltest.NodeLatency{}
@@ -35,6 +35,9 @@ func TestBRKGAFindsOptimum(t *testing.T) {
 	}
 	if got, want := len(res.Best.Nodes), 3; got != want {
 		t.Errorf("best graph has %d nodes, want %d (latency %v -> %v)", got, want, res.InitialLatency, res.BestLatency)
+	}
+	if len(res.Applied) != 5 {
+		t.Errorf("rules up to the best graph: %v, want the 5 removals", res.Applied)
 	}
 	if res.Evaluations != 120 || res.StopReason != "budget" {
 		t.Errorf("evaluations %d, stop %q: want the whole budget of 120", res.Evaluations, res.StopReason)

@@ -67,6 +67,15 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	}
 	res := &Result{Start: s}
 	var best *graph.Graph
+	if cfg.Agent != "" && cfg.Search == "brkga" {
+		// The trained policy biases BRKGA's decoding instead of acting.
+		net, _, err := ppo.LoadPolicy(cfg.Agent)
+		if err != nil {
+			return nil, &PolicyError{Path: cfg.Agent, Err: err}
+		}
+		cfg.SearchOptions.Prior = net
+		cfg.Agent = ""
+	}
 	if cfg.Agent != "" {
 		net, pcfg, err := ppo.LoadPolicy(cfg.Agent)
 		if err != nil {

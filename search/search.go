@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/xrl-dev/xrl/evolve"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/rewrite"
@@ -29,6 +30,12 @@ type Options struct {
 	// Progress, if set, is called after every step with the step number
 	// and the best latency so far.
 	Progress func(step int, best time.Duration)
+	// MaxCandidates caps the candidates BRKGA's environment shows per
+	// step (0: env.DefaultMaxCandidates).
+	MaxCandidates int
+	// Prior, when set, biases BRKGA's decoding (a trained policy's action
+	// probabilities, for example); the other algorithms ignore it.
+	Prior evolve.Prior
 }
 
 // Problem is what every algorithm optimises: a start model, the rewriter
@@ -294,4 +301,5 @@ var Algorithms = map[string]func(*Problem, Options) (*Result, error){
 	"greedy": Greedy,
 	"taso":   BestFirst,
 	"random": RandomWalk,
+	"brkga":  BRKGA,
 }

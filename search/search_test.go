@@ -26,6 +26,7 @@ func TestAlgorithmsFindTheOptimum(t *testing.T) {
 	}{
 		{"greedy", Options{}, StopNoCandidates},
 		{"taso", Options{Budget: 1000}, StopQueueEmpty},
+		{"brkga", Options{Budget: 120, Seed: 3}, StopBudget},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

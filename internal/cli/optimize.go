@@ -36,8 +36,10 @@ func NewCmdOptimize(s IO, runF func(*optimizeOptions) error) *cobra.Command {
 using the latency model chosen with --runtime ("cost": TASO-style sum of per-op times,
 fast; "ort"/"go": end-to-end measurement, exact but slower). Searches: taso
 (best-first with a priority queue, keeping graphs under --alpha x the best, --budget
-pops), greedy (apply the best candidate until none improves) and random (a random walk
-of --budget steps).
+pops), greedy (apply the best candidate until none improves), random (a random walk
+of --budget steps) and brkga (a biased random-key genetic algorithm over the
+environment's episodes, --budget decoded chromosomes; with --agent the trained policy
+biases the decoding).
 
 The result has its constant subgraphs folded, is verified against the original on
 random inputs (several seeds; relative error bound --tolerance, on the Go executor
@@ -49,7 +51,7 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 				return usagef("-o/--output is required")
 			}
 			if _, ok := search.Algorithms[opts.Search]; !ok {
-				return usagef("--search %q: want taso, greedy or random", opts.Search)
+				return usagef("--search %q: want taso, greedy, random or brkga", opts.Search)
 			}
 			if opts.Alpha < 1 {
 				return usagef("--alpha must be at least 1, got %g", opts.Alpha)
@@ -76,9 +78,9 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 	opts.Runtime.addFlags(c, true)
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "output ONNX file")
-	f.StringVar(&opts.Search, "search", "taso", "search algorithm: taso, greedy or random")
+	f.StringVar(&opts.Search, "search", "taso", "search algorithm: taso, greedy, random or brkga")
 	f.Float64Var(&opts.Alpha, "alpha", 1.05, "taso: keep graphs costing less than alpha x the best")
-	f.IntVar(&opts.Budget, "budget", 100, "taso: queue pops; greedy/random: steps")
+	f.IntVar(&opts.Budget, "budget", 100, "taso: queue pops; greedy/random: steps; brkga: decoded chromosomes")
 	f.DurationVar(&opts.TimeLimit, "time-limit", 0, "stop searching after this long (0 = no limit)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
 	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying the result")

@@ -15,6 +15,13 @@ func (o *optimizeOptions) validateAgent(c *cobra.Command) error {
 	if o.Samples < 0 {
 		return usagef("--samples must not be negative, got %d", o.Samples)
 	}
+	if o.Search == "brkga" {
+		// The policy becomes BRKGA's decoding prior.
+		if o.Samples != 0 {
+			return usagef("--samples does not apply to --search brkga, where --agent is the decoding prior")
+		}
+		return nil
+	}
 	for _, name := range []string{"search", "alpha", "budget"} {
 		if c.Flags().Changed(name) {
 			return usagef("--%s configures the search, which --agent replaces", name)
