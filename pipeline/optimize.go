@@ -36,6 +36,10 @@ type Config struct {
 	Samples int
 	// Tolerance is the largest relative error accepted by verification.
 	Tolerance float64
+	// Objective is what the search or agent minimises: measure.
+	// ObjectiveLatency (default), ObjectiveMemory (the executor's planned
+	// peak memory) or ObjectiveBoth (their geometric mean).
+	Objective string
 }
 
 // Result is what an optimisation run did.
@@ -81,11 +85,11 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, &PolicyError{Path: cfg.Agent, Err: err}
 		}
-		lm, err := measure.NewLatencyModel(lmName, cfg.Measurement.Backend, cfg.Measurement.Measure)
+		lm, err := objectiveModel(cfg.Objective, lmName, cfg.Measurement)
 		if err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "optimising %s (%d nodes) with the policy %s on the %s latency model\n", cfg.Model, len(s.Orig.Graph.Nodes), cfg.Agent, lm.Name())
+		fmt.Fprintf(w, "optimising %s (%d nodes) with the policy %s minimising %s\n", cfg.Model, len(s.Orig.Graph.Nodes), cfg.Agent, scorerName(lm))
 		var deadline time.Time
 		if cfg.SearchOptions.TimeLimit > 0 {
 			deadline = t0.Add(cfg.SearchOptions.TimeLimit)
@@ -98,7 +102,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		res.Agent, res.LatencyName = ar, lm.Name()
 		res.Initial, res.Best, best = ar.Best.InitialLatency, ar.Best.BestLatency, ar.Best.Best
 	} else {
-		lm, err := measure.NewLatencyModel(lmName, cfg.Measurement.Backend, cfg.Measurement.Measure)
+		lm, err := objectiveModel(cfg.Objective, lmName, cfg.Measurement)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +110,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		if alg == "" {
 			alg = "taso"
 		}
-		fmt.Fprintf(w, "optimising %s (%d nodes) with %s search on the %s latency model\n", cfg.Model, len(s.Orig.Graph.Nodes), alg, lm.Name())
+		fmt.Fprintf(w, "optimising %s (%d nodes) with %s search minimising %s\n", cfg.Model, len(s.Orig.Graph.Nodes), alg, scorerName(lm))
 		sr, err := s.Search(alg, lm, cfg.SearchOptions)
 		if err != nil {
 			return nil, err
@@ -122,9 +126,17 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
 			sr.Algorithm, sr.StopReason, sr.Steps, sr.Evaluations, sr.Elapsed.Round(time.Millisecond))
 	}
-	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
-		float64(res.Initial)/float64(res.Best))
-	if res.LatencyName == "cost" {
+	if cfg.Objective == "" || cfg.Objective == measure.ObjectiveLatency {
+		fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
+			float64(res.Initial)/float64(res.Best))
+	} else {
+		fmt.Fprintf(w, "%s objective: %.4g -> %.4g (%.3fx)\n", res.LatencyName, float64(res.Initial), float64(res.Best),
+			float64(res.Initial)/float64(res.Best))
+	}
+	if err := ReportMemory(w, s.Orig, res.Out); err != nil {
+		return nil, err
+	}
+	if res.LatencyName == "cost" || (cfg.Objective != "" && cfg.Objective != measure.ObjectiveLatency) {
 		if err := ReportMeasured(w, s.Orig, res.Out, cfg.Measurement, cfg.SearchOptions.Seed); err != nil {
 			return nil, err
 		}

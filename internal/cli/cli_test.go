@@ -85,6 +85,7 @@ func TestErrorPaths(t *testing.T) {
 		{"export without output", []string{"models", "export", "bert"}, exitUsage, []string{"--output"}},
 		{"optimize without output", []string{"optimize", f("mlp.onnx")}, exitUsage, []string{"--output"}},
 		{"optimize bad search", []string{"optimize", f("mlp.onnx"), "-o", out, "--search", "annealing"}, exitUsage, []string{"--search", "annealing"}},
+		{"optimize bad objective", []string{"optimize", f("mlp.onnx"), "-o", out, "--objective", "speed"}, exitUsage, []string{"--objective", "speed"}},
 		{"optimize bad alpha", []string{"optimize", f("mlp.onnx"), "-o", out, "--alpha", "0.5"}, exitUsage, []string{"--alpha"}},
 		{"optimize unknown rule", []string{"optimize", f("mlp.onnx"), "-o", out, "--rules", "no-such-rule"}, exitUsage, []string{"no-such-rule"}},
 		{"rollout bad agent", []string{"env", "rollout", f("mlp.onnx"), "--agent", "oracle"}, exitUsage, []string{"--agent", "oracle"}},

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/search"
 )
@@ -22,6 +25,7 @@ type optimizeOptions struct {
 	Seed      uint64
 	Tolerance float64
 	Rules     []string
+	Objective string
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
 }
@@ -52,6 +56,9 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 			}
 			if _, ok := search.Algorithms[opts.Search]; !ok {
 				return usagef("--search %q: want taso, greedy, random or brkga", opts.Search)
+			}
+			if !slices.Contains(measure.Objectives, opts.Objective) {
+				return usagef("--objective %q: want %s", opts.Objective, strings.Join(measure.Objectives, ", "))
 			}
 			if opts.Alpha < 1 {
 				return usagef("--alpha must be at least 1, got %g", opts.Alpha)
@@ -85,6 +92,7 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
 	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying the result")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
+	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train') instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	return c
@@ -112,7 +120,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		SearchOptions: search.Options{
 			Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
 		},
-		Agent: o.Agent, Samples: o.Samples, Tolerance: o.Tolerance,
+		Agent: o.Agent, Samples: o.Samples, Tolerance: o.Tolerance, Objective: o.Objective,
 	}, nil
 }
 
