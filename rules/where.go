@@ -95,6 +95,16 @@ func (c *compiler) where(rr *rawRule) {
 			}
 		}
 	}
+	if n := c.r.NumCombos(); n > MaxCombos {
+		pos := c.r.Pos
+		for _, v := range c.r.Vars {
+			if v.Kind != TensorVar && len(v.Domain) > 1 {
+				pos = v.DomainPos
+				break
+			}
+		}
+		c.errorf(pos, "rule %s declares %d attribute combinations (the product of its domain sizes); the verifier tries every one and accepts at most %d", c.r.Name, n, MaxCombos)
+	}
 	// Rule-level domains of other names declare free symbols: sampling
 	// parameters that other domains and templates' domains use.
 	for _, w := range rr.where {
