@@ -54,7 +54,7 @@ type rawWhere struct {
 	name     string
 	dims     []*rawDim // shape template (nil for a domain)
 	isShape  bool
-	positive bool
+	rng      Range
 	domain   []*Expr
 }
 
@@ -384,9 +384,13 @@ func (p *parser) whereItems() []*rawWhere {
 				p.i++
 			}
 			p.expect("]")
-			if p.isKeyword("pos") {
+			switch {
+			case p.isKeyword("pos"):
 				p.i++
-				w.positive = true
+				w.rng = RangePos
+			case p.isKeyword("nonneg"):
+				p.i++
+				w.rng = RangeNonNeg
 			}
 		case p.isKeyword("in"):
 			p.i++

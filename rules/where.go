@@ -35,7 +35,7 @@ func (c *compiler) where(rr *rawRule) {
 			continue
 		}
 		v.Template = &Template{Pos: w.pos}
-		v.Positive = w.positive
+		v.Range = w.rng
 		for _, d := range w.dims {
 			td := &TDim{}
 			if d.seg != "" {

@@ -76,7 +76,7 @@ steps and at the end of each episode.`,
 }
 
 func envRolloutRun(o *envRolloutOptions) error {
-	sp, err := prepareStart(o.Model, &o.Shapes, nil)
+	sp, err := prepareStart(o.Model, &o.Shapes, nil, "")
 	if err != nil {
 		return err
 	}

@@ -231,7 +231,7 @@ func boundInputs(g *graph.Graph) string {
 // writeCandidates prints the per-rule candidate counts of g's first
 // rewrite step (after folding constant subgraphs, as optimize does).
 func writeCandidates(w io.Writer, g *graph.Graph) error {
-	engine, err := newEngine(nil, len(g.Nodes))
+	engine, err := newEngine(nil, "", len(g.Nodes))
 	if err != nil {
 		return err
 	}

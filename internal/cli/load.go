@@ -88,14 +88,15 @@ type startPoint struct {
 	Engine      *rewrite.Engine
 }
 
-// prepareStart loads and binds a model, builds the rule engine (optionally
+// prepareStart loads and binds a model, builds the rule engine (with the
+// verified rules of rulesFile added when it is not empty, optionally
 // restricted to ruleNames) and folds the model's constants.
-func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*startPoint, error) {
+func prepareStart(path string, shapes *shapeOptions, ruleNames []string, rulesFile string) (*startPoint, error) {
 	orig, err := loadBound(path, shapes)
 	if err != nil {
 		return nil, err
 	}
-	engine, err := newEngine(ruleNames, len(orig.Graph.Nodes))
+	engine, err := newEngine(ruleNames, rulesFile, len(orig.Graph.Nodes))
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/rules/ruleverify"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -31,6 +31,7 @@ type optimizeOptions struct {
 	Seed      uint64
 	Tolerance float64
 	Rules     []string
+	RulesFile string // extra user rules, verified before use
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
 }
@@ -98,6 +99,7 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
 	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying the result")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
+	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train') instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	return c
@@ -113,7 +115,7 @@ func (o *optimizeOptions) searchRuntime() string {
 
 func optimizeRun(o *optimizeOptions) error {
 	start := time.Now()
-	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
+	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules, o.RulesFile)
 	if err != nil {
 		return err
 	}
@@ -163,10 +165,15 @@ func optimizeRun(o *optimizeOptions) error {
 	return nil
 }
 
-// newEngine loads the rule set, optionally restricted to names, with
+// newEngine loads the rule set, extended by the verified rules of
+// rulesFile when it is not empty and optionally restricted to names, with
 // candidates capped at twice the model's size (as TASO).
-func newEngine(names []string, nodes int) (*rewrite.Engine, error) {
-	set, err := rules.Load()
+func newEngine(names []string, rulesFile string, nodes int) (*rewrite.Engine, error) {
+	var files []string
+	if rulesFile != "" {
+		files = []string{rulesFile}
+	}
+	set, err := ruleverify.LoadWith(files, ruleverify.Options{})
 	if err != nil {
 		return nil, err
 	}

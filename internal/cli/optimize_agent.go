@@ -42,7 +42,7 @@ func (o *optimizeOptions) validateAgent(c *cobra.Command) error {
 // verified and written.
 func optimizeAgentRun(o *optimizeOptions) error {
 	start := time.Now()
-	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
+	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules, o.RulesFile)
 	if err != nil {
 		return err
 	}

@@ -178,7 +178,7 @@ func trainRun(o *trainOptions) error {
 			return err
 		}
 	}
-	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
+	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules, "")
 	if err != nil {
 		return err
 	}
