@@ -50,12 +50,12 @@ type rawAttr struct {
 }
 
 type rawWhere struct {
-	pos      Pos
-	name     string
-	dims     []*rawDim // shape template (nil for a domain)
-	isShape  bool
-	rng      Range
-	domain   []*Expr
+	pos     Pos
+	name    string
+	dims    []*rawDim // shape template (nil for a domain)
+	isShape bool
+	rng     Range
+	domain  []*Expr
 }
 
 type rawDim struct {
