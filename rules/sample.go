@@ -73,8 +73,9 @@ func (r *Rule) NumCombos() int {
 // until there are opts.Instances of them with at least 3 distinct shape
 // assignments (or opts.Instances when smaller). Dimension symbols come
 // from their domains (default 1..5; segments of 0 to 2 dimensions of 1 to
-// 3); every other draw sets each defaulted dimension to 1 with probability
-// one half, so broadcasting edge cases are always among the instances.
+// 3); draws cycle through three modes: random, each defaulted dimension 1
+// with probability one half (broadcasting edge cases), and all defaulted
+// dimensions equal (sources valid only for equal sizes).
 // Instances whose source is invalid or fails a condition are skipped. It
 // also returns an error when the rule's target fails for a valid instance.
 func (r *Rule) Sample(opts SampleOptions) ([]Instance, error) {
@@ -90,12 +91,12 @@ func (r *Rule) Sample(opts SampleOptions) ([]Instance, error) {
 		return nil, fmt.Errorf("rule %s declares %d attribute combinations, more than the %d the verifier tries", r.Name, combos, MaxCombos)
 	}
 	rng := rand.New(rand.NewPCG(opts.Seed, NameHash(r.Name)))
-	s := &sampler{r: r, rng: rng, attrVars: attrVars, seen: map[string]bool{}, shapes: map[string]bool{}}
+	s := &sampler{r: r, rng: rng, attrVars: attrVars, seen: map[string]bool{}, shapes: map[string]bool{}, wide: map[int]bool{}}
 	draw := 0
 	for combo := 0; combo < combos; combo++ {
 		got := false
 		for a := 0; a < opts.PerCombo && !got; a++ {
-			ok, err := s.try(combo, opts.Seed+uint64(draw), draw%2 == 1)
+			ok, err := s.try(combo, opts.Seed+uint64(draw), drawMode(draw))
 			draw++
 			if err != nil {
 				return s.out, err
@@ -111,14 +112,24 @@ func (r *Rule) Sample(opts SampleOptions) ([]Instance, error) {
 		}
 	}
 	wantShapes := min(opts.Instances, 3)
-	enough := func() bool { return len(s.out) >= opts.Instances && len(s.shapes) >= wantShapes }
-	for a := 0; a < opts.Attempts && !enough(); a++ {
-		if _, err := s.try(a%combos, opts.Seed+uint64(draw), draw%2 == 1); err != nil {
+	// Every draw mode is tried a few times after the combinations are
+	// covered, so the instances include equal dimensions (which some
+	// sources need to be valid at all) as well as ones.
+	// Draws go on (up to opts.Attempts) until every defaulted dimension
+	// symbol has been at least 2 in some valid instance: a source whose
+	// instances are mostly degenerate (an inner dimension of 1) needs the
+	// rarer general ones too.
+	enough := func(a int) bool {
+		return len(s.out) >= opts.Instances && len(s.shapes) >= wantShapes && a >= 3*numModes
+	}
+	a := 0
+	for ; a < opts.Attempts && !(enough(a) && s.allWide()); a++ {
+		if _, err := s.try(a%combos, opts.Seed+uint64(draw), drawMode(draw)); err != nil {
 			return s.out, err
 		}
 		draw++
 	}
-	if !enough() {
+	if !enough(a) {
 		msg := fmt.Sprintf("rule %s: found %d valid instance%s (%d distinct shapes) in %d draws, want %d (%d shapes)",
 			r.Name, len(s.out), plural(len(s.out)), len(s.shapes), draw, opts.Instances, wantShapes)
 		if s.lastErr != nil {
@@ -129,6 +140,22 @@ func (r *Rule) Sample(opts SampleOptions) ([]Instance, error) {
 	return s.out, nil
 }
 
+// Draw modes for defaulted dimension symbols.
+const (
+	// modeRandom draws each from its default domain.
+	modeRandom = iota
+	// modeOnes sets each to 1 with probability one half (broadcasting).
+	modeOnes
+	// modeSame gives all of them one common value of 2 or more.
+	modeSame
+	// modeSmall draws each from {1, 2} (sums of small sizes: Concat).
+	modeSmall
+	numModes
+)
+
+// drawMode is the mode of draw number i.
+func drawMode(i int) int { return i % numModes }
+
 // sampler holds the state of one Sample call.
 type sampler struct {
 	r        *Rule
@@ -138,15 +165,29 @@ type sampler struct {
 	seen     map[string]bool
 	shapes   map[string]bool
 	lastErr  error
+	// wide marks the defaulted dimension symbols that were at least 2 in
+	// a kept instance.
+	wide map[int]bool
+}
+
+// allWide reports whether every defaulted dimension symbol was at least 2
+// in some kept instance.
+func (s *sampler) allWide() bool {
+	for _, sym := range s.r.Symbols {
+		if !sym.IsSeg && len(sym.Domain) == 0 && !s.wide[sym.Index] {
+			return false
+		}
+	}
+	return true
 }
 
 // try draws one instance for attribute combination combo and keeps it
 // when it is new and valid (reported by ok). The error is a fault of the
 // rule (its target cannot be built for a valid instance).
-func (s *sampler) try(combo int, seed uint64, ones bool) (ok bool, err error) {
+func (s *sampler) try(combo int, seed uint64, mode int) (ok bool, err error) {
 	r := s.r
 	inst := Instance{Dims: map[string][]int64{}, Attrs: map[string]Value{}, Seed: seed}
-	syms, err := r.drawSymbols(s.rng, ones)
+	syms, err := r.drawSymbols(s.rng, mode)
 	if err != nil {
 		s.lastErr = err
 		return false, nil
@@ -186,6 +227,11 @@ func (s *sampler) try(combo int, seed uint64, ones bool) (ok bool, err error) {
 	}
 	s.out = append(s.out, inst)
 	s.shapes[dimsKey(inst)] = true
+	for _, sym := range r.Symbols {
+		if !sym.IsSeg && len(sym.Domain) == 0 && inst.Dims[sym.Name][0] >= 2 {
+			s.wide[sym.Index] = true
+		}
+	}
 	return true, nil
 }
 
@@ -196,15 +242,22 @@ func dimsKey(in Instance) string {
 
 // drawSymbols gives every symbol a random value from its domain (default
 // 1..5; segments 0 to 2 dimensions of 1 to 3), assigning symbols whose
-// domains refer to other symbols after those. With ones, each defaulted
-// dimension (and segment dimension) is 1 with probability one half.
-func (r *Rule) drawSymbols(rng *rand.Rand, ones bool) ([]Value, error) {
+// domains refer to other symbols after those. In modeOnes each defaulted
+// dimension (and segment dimension) is 1 with probability one half; in
+// modeSame they all get one common value of at least 2.
+func (r *Rule) drawSymbols(rng *rand.Rand, mode int) ([]Value, error) {
 	syms := make([]Value, len(r.Symbols))
 	done := make([]bool, len(r.Symbols))
 	en := &env{syms: syms}
+	same := pick(rng, defaultDims[1:])
 	dim := func(xs []int64) int64 {
-		if ones && rng.IntN(2) == 0 {
+		switch {
+		case mode == modeOnes && rng.IntN(2) == 0:
 			return 1
+		case mode == modeSame:
+			return min(same, xs[len(xs)-1])
+		case mode == modeSmall:
+			return 1 + rng.Int64N(2)
 		}
 		return pick(rng, xs)
 	}
