@@ -9,7 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
 
 // ReadModel reads an ONNX file, with an error naming the file.
@@ -50,7 +50,25 @@ func (e *UnknownRuleError) Error() string {
 // NewEngine loads the rule set, optionally restricted to names, with
 // candidates capped at twice nodes (as TASO), folding with the Go executor.
 func NewEngine(names []string, nodes int) (*rewrite.Engine, error) {
-	set, err := rules.Load()
+	return NewEngineWith(RuleChoice{Names: names}, nodes)
+}
+
+// RuleChoice says which rules an engine uses: the shipped set, extended by
+// the rules of File (a user's .rules file; each of its rules must pass
+// verification or nothing runs), restricted to Names when not empty.
+type RuleChoice struct {
+	Names []string
+	File  string
+}
+
+// NewEngineWith is NewEngine for a RuleChoice.
+func NewEngineWith(rc RuleChoice, nodes int) (*rewrite.Engine, error) {
+	names := rc.Names
+	var files []string
+	if rc.File != "" {
+		files = []string{rc.File}
+	}
+	set, err := ruleverify.LoadWith(files, ruleverify.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -79,17 +97,26 @@ type Start struct {
 // Prepare loads and binds the model at path, builds the rule engine
 // (restricted to ruleNames when not empty) and folds the model's constants.
 func Prepare(path string, shapes map[string][]int, ruleNames []string) (*Start, error) {
+	return PrepareWith(path, shapes, RuleChoice{Names: ruleNames})
+}
+
+// PrepareWith is Prepare for a RuleChoice.
+func PrepareWith(path string, shapes map[string][]int, rc RuleChoice) (*Start, error) {
 	orig, err := LoadBound(path, shapes)
 	if err != nil {
 		return nil, err
 	}
-	return PrepareModel(path, orig, ruleNames)
+	return prepareModel(path, orig, rc)
 }
 
 // PrepareModel is Prepare for a model already in memory with its shapes
 // bound; name is used in error messages.
 func PrepareModel(name string, orig *graph.Model, ruleNames []string) (*Start, error) {
-	engine, err := NewEngine(ruleNames, len(orig.Graph.Nodes))
+	return prepareModel(name, orig, RuleChoice{Names: ruleNames})
+}
+
+func prepareModel(name string, orig *graph.Model, rc RuleChoice) (*Start, error) {
+	engine, err := NewEngineWith(rc, len(orig.Graph.Nodes))
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,9 @@ type Config struct {
 	Shapes map[string][]int
 	// Rules restricts the rule set to these names (empty: all rules).
 	Rules []string
+	// RulesFile adds the rules of a user's .rules file; every one must
+	// pass verification or the run stops before it starts.
+	RulesFile string
 	// Output is the file the verified result is written to.
 	Output string
 	// Latency names the latency model that guides the search: "cost"
@@ -61,7 +64,7 @@ type Result struct {
 // write, and the before/after report with the per-rule table.
 func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	t0 := time.Now()
-	s, err := Prepare(cfg.Model, cfg.Shapes, cfg.Rules)
+	s, err := PrepareWith(cfg.Model, cfg.Shapes, RuleChoice{Names: cfg.Rules, File: cfg.RulesFile})
 	if err != nil {
 		return nil, err
 	}

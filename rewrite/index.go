@@ -96,6 +96,14 @@ func (gx *gindex) producerOf(v *graph.Value) int32 {
 	return -1
 }
 
+// producerNode returns the node producing v, or nil.
+func (gx *gindex) producerNode(v *graph.Value) *graph.Node {
+	if p := gx.producerOf(v); p >= 0 {
+		return gx.nodes[p]
+	}
+	return nil
+}
+
 // usedNames returns every node and value name of the graph.
 func (gx *gindex) usedNames() map[string]bool {
 	gx.namesOnce.Do(func() {

@@ -373,7 +373,7 @@ func (mt *matcher) complete() {
 		return
 	}
 	mt.seen[string(key)] = true
-	if !mt.r.Holds(&mt.m, mt.syms) {
+	if !mt.r.Holds(&mt.m, mt.syms, mt.gx.producerNode) {
 		return
 	}
 	if !mt.closed() {

@@ -71,9 +71,11 @@ type Var struct {
 	// Template is the shape template of a TensorVar: the matcher requires
 	// a bound value to fit it, and the verifier draws shapes from it.
 	Template *Template
-	// Positive asks the verifier for random data in [0.5, 1.5) instead of
-	// [-1, 1) (for variances, divisors, logarithms).
-	Positive bool
+	// Range is the value-range assumption declared after the template
+	// ("pos", "nonneg"): the matcher proves it at every match (from a
+	// constant's data or the producing op) and the verifier draws data
+	// inside it.
+	Range Range
 	// Domain lists the values the verifier tries for an AttrVar or a
 	// RecordVar (expressions over dimension symbols).
 	Domain []*Expr

@@ -77,10 +77,23 @@ func compileRule(rr *rawRule, errs *ErrorList) (*Rule, bool) {
 		c.errorf(rr.arrow, "source has %d output%s but target has %d: outputs are mapped by position", ns, plural(ns), nt)
 	}
 	c.where(rr)
+	c.checkRanges()
 	if c.nerr == 0 {
 		r.Plan, r.Disconnected = makePlan(r)
 	}
 	return r, c.nerr == 0
+}
+
+// checkRanges rejects range assumptions the matcher cannot prove: "pos"
+// holds only for a constant's data, so the rule must require isConst.
+func (c *compiler) checkRanges() {
+	consts := c.r.constVars()
+	for _, v := range c.r.Vars {
+		if v.Range == RangePos && !consts[v] && v.Template != nil {
+			c.errorf(v.Template.Pos, "%s is declared pos (> 0), which a match can prove only from a constant's data: add the condition isConst(%s), or declare it nonneg (>= 0, proved by a producing %s)",
+				v.Name, v.Name, nonNegOpList())
+		}
+	}
 }
 
 func plural(n int) string {

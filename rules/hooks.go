@@ -19,11 +19,14 @@ func (pn *PNode) MatchAttrs(m *Match, gn *graph.Node) bool {
 
 // Holds reports whether a complete match of r satisfies the checks that
 // need the whole match: the computed dimensions of the shape templates
-// (such as 2 * c) and the rule's conditions. syms holds the dimension
-// symbols bound while fitting the templates, by Symbol.Index: a KInt value
-// for a dimension symbol, a KInts value for a segment. Holds does not check
-// that the values made inside the match are used only inside it.
-func (r *Rule) Holds(m *Match, syms []Value) bool {
-	s := &mstate{r: r, m: m, syms: syms}
+// (such as 2 * c), the value-range assumptions of its variables and the
+// rule's conditions. syms holds the dimension symbols bound while fitting
+// the templates, by Symbol.Index: a KInt value for a dimension symbol, a
+// KInts value for a segment. producer returns the node that produces a
+// value in the graph (nil for inputs and constants); range assumptions
+// that need a producer fail when it is nil. Holds does not check that the
+// values made inside the match are used only inside it.
+func (r *Rule) Holds(m *Match, syms []Value, producer func(*graph.Value) *graph.Node) bool {
+	s := &mstate{r: r, m: m, syms: syms, producer: producer}
 	return s.holds()
 }

@@ -22,6 +22,9 @@ type Instance struct {
 	Attrs map[string]Value
 	// Seed seeds the data of constant variables.
 	Seed uint64
+	// Dist is the distribution the data of constant variables is drawn
+	// from (the zero value is DistUnit).
+	Dist Dist
 }
 
 // String formats the instance: "m=2 k=3 axis=1 c={strides=[2, 2]}".
@@ -94,6 +97,7 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 	consts := r.constVars()
 	rng := rand.New(rand.NewPCG(inst.Seed, NameHash(r.Name)))
 	src = &graph.Graph{Name: r.Name + "/source"}
+	var prefix []*graph.Node
 	for _, v := range r.Vars {
 		if v.Kind != TensorVar {
 			continue
@@ -104,9 +108,21 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 		}
 		gv := &graph.Value{Name: v.Name}
 		gv.SetStatic(graph.Float32, shape)
+		if v.Range == RangeNonNeg && !consts[v] {
+			// The matcher proves nonneg from the producer: make the value
+			// the output of Relu, which covers the whole range.
+			raw := &graph.Value{Name: v.Name + "/raw"}
+			raw.SetStatic(graph.Float32, shape)
+			src.Inputs = append(src.Inputs, raw)
+			relu := &graph.Node{Name: v.Name + "/relu", Op: "Relu", Inputs: []*graph.Value{raw}, Outputs: []*graph.Value{gv}}
+			prefix = append(prefix, relu)
+			src.Nodes = append(src.Nodes, relu)
+			m.Values[v.Index] = gv
+			continue
+		}
 		if consts[v] {
 			t := graph.NewTensor(graph.Float32, shape...)
-			FillRandom(t, rng, v.Positive)
+			FillDist(t, rng, inst.Dist, v.Range)
 			gv.Const = t
 			src.Initializers = append(src.Initializers, gv)
 		} else {
@@ -141,7 +157,7 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 	}
 	tgt = &graph.Graph{Name: r.Name + "/target", Inputs: src.Inputs}
 	tgt.Initializers = append(append([]*graph.Value(nil), src.Initializers...), rep.Consts...)
-	tgt.Nodes = rep.Nodes
+	tgt.Nodes = append(prefix, rep.Nodes...)
 	fresh := map[*graph.Value]bool{}
 	for _, n := range rep.Nodes {
 		for _, o := range n.Outputs {

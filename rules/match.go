@@ -80,6 +80,7 @@ func (ix *Index) FindMatches(r *Rule) []*Match {
 		m:    &Match{Rule: r, Nodes: make([]*graph.Node, len(r.Source.Nodes)), Values: make([]*graph.Value, len(r.Vars)), Attrs: make([]Value, len(r.Vars))},
 		outs: make([][]*graph.Value, len(r.Source.Nodes)),
 		syms: make([]Value, len(r.Symbols)), symSet: make([]bool, len(r.Symbols)),
+		producer: func(v *graph.Value) *graph.Node { return ix.producer[v] },
 	}
 	var out []*Match
 	seen := map[string]bool{}
@@ -103,6 +104,8 @@ type mstate struct {
 	outs   [][]*graph.Value // bound outputs of not yet matched source nodes
 	syms   []Value
 	symSet []bool
+	// producer returns the node producing a value, or nil.
+	producer func(*graph.Value) *graph.Node
 }
 
 func (s *mstate) clone() *mstate {
@@ -516,6 +519,11 @@ func (s *mstate) holds() bool {
 				}
 			}
 			k++
+		}
+	}
+	for _, v := range s.r.Vars {
+		if v.Range != RangeAny && !v.Range.proved(s.m.Values[v.Index], s.producer) {
+			return false
 		}
 	}
 	for _, c := range s.r.Conds {

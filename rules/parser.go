@@ -50,12 +50,12 @@ type rawAttr struct {
 }
 
 type rawWhere struct {
-	pos      Pos
-	name     string
-	dims     []*rawDim // shape template (nil for a domain)
-	isShape  bool
-	positive bool
-	domain   []*Expr
+	pos     Pos
+	name    string
+	dims    []*rawDim // shape template (nil for a domain)
+	isShape bool
+	rng     Range
+	domain  []*Expr
 }
 
 type rawDim struct {
@@ -384,9 +384,13 @@ func (p *parser) whereItems() []*rawWhere {
 				p.i++
 			}
 			p.expect("]")
-			if p.isKeyword("pos") {
+			switch {
+			case p.isKeyword("pos"):
 				p.i++
-				w.positive = true
+				w.rng = RangePos
+			case p.isKeyword("nonneg"):
+				p.i++
+				w.rng = RangeNonNeg
 			}
 		case p.isKeyword("in"):
 			p.i++

@@ -45,8 +45,8 @@ func (r *Rule) WhereString() string {
 			continue
 		}
 		s := v.Name + v.Template.String()
-		if v.Positive {
-			s += " pos"
+		if v.Range != RangeAny {
+			s += " " + v.Range.String()
 		}
 		items = append(items, s)
 	}

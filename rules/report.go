@@ -78,8 +78,11 @@ func WriteShow(w io.Writer, r *Rule) error {
 				t = v.Template.String()
 			}
 			pos := ""
-			if v.Positive {
-				pos = " (positive data)"
+			switch v.Range {
+			case RangePos:
+				pos = " (pos: > 0, proved from constant data)"
+			case RangeNonNeg:
+				pos = " (nonneg: >= 0, proved from constant data or the producing op)"
 			}
 			fmt.Fprintf(&b, "  %-4s tensor %s%s\n", v.Name, t, pos)
 		case AttrVar:

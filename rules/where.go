@@ -35,7 +35,7 @@ func (c *compiler) where(rr *rawRule) {
 			continue
 		}
 		v.Template = &Template{Pos: w.pos}
-		v.Positive = w.positive
+		v.Range = w.rng
 		for _, d := range w.dims {
 			td := &TDim{}
 			if d.seg != "" {
@@ -94,6 +94,16 @@ func (c *compiler) where(rr *rawRule) {
 				c.errorf(e.Pos, "domain of %s must hold %v values, got %v", v.Name, v.Type, k)
 			}
 		}
+	}
+	if n := c.r.NumCombos(); n > MaxCombos {
+		pos := c.r.Pos
+		for _, v := range c.r.Vars {
+			if v.Kind != TensorVar && len(v.Domain) > 1 {
+				pos = v.DomainPos
+				break
+			}
+		}
+		c.errorf(pos, "rule %s declares %d attribute combinations (the product of its domain sizes); the verifier tries every one and accepts at most %d", c.r.Name, n, MaxCombos)
 	}
 	// Rule-level domains of other names declare free symbols: sampling
 	// parameters that other domains and templates' domains use.

@@ -26,6 +26,7 @@ type optimizeOptions struct {
 	Tolerance float64
 	Rules     []string
 	Objective string
+	RulesFile string // extra user rules, verified before use
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
 }
@@ -93,6 +94,7 @@ and on ONNX Runtime when installed), and only then written, atomically.`,
 	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying the result")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
+	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train') instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	return c
@@ -120,7 +122,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		SearchOptions: search.Options{
 			Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
 		},
-		Agent: o.Agent, Samples: o.Samples, Tolerance: o.Tolerance, Objective: o.Objective,
+		Agent: o.Agent, Samples: o.Samples, Tolerance: o.Tolerance, Objective: o.Objective, RulesFile: o.RulesFile,
 	}, nil
 }
 

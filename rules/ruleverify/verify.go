@@ -29,6 +29,9 @@ type Report struct {
 	Rule string
 	// Instances is the number of instances executed.
 	Instances int
+	// Runs is the number of executions: every instance runs once per
+	// data distribution (rules.Dists).
+	Runs int
 	// Shapes is the number of distinct shape assignments among them.
 	Shapes int
 	// Combos is the number of distinct attribute assignments among them.
@@ -66,20 +69,28 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 	combos, shapes := map[string]bool{}, map[string]bool{}
 	for i, inst := range insts {
 		shapes[rules.Instance{Dims: inst.Dims}.String()] = true
-		src, tgt, err := r.Instantiate(inst)
-		if err != nil {
-			rep.Err = fmt.Errorf("instance %s: %w", inst, err)
-			return rep, nil
-		}
-		rel, err := compareRun(r, src, tgt, opts, inst.Seed+uint64(i)*7919)
-		var mm *mismatchError
-		if errors.As(err, &mm) {
-			rep.MaxRelErr, rep.Worst = math.Inf(1), inst.String()
-			rep.Err = fmt.Errorf("rule %s, instance %s: %w", r.Name, inst, err)
-			return rep, nil
-		}
-		if err != nil {
-			return rep, fmt.Errorf("rule %s, instance %s: %w", r.Name, inst, err)
+		for di, d := range rules.Dists {
+			inst.Dist = d
+			where := fmt.Sprintf("%s, %s data", inst, d)
+			src, tgt, err := r.Instantiate(inst)
+			if err != nil {
+				rep.Err = fmt.Errorf("instance %s: %w", where, err)
+				return rep, nil
+			}
+			rel, err := compareRun(src, tgt, opts, d, inst.Seed+uint64(i)*7919+uint64(di)*104729, rules.NameHash(r.Name))
+			var mm *mismatchError
+			if errors.As(err, &mm) {
+				rep.MaxRelErr, rep.Worst = math.Inf(1), where
+				rep.Err = fmt.Errorf("rule %s, instance %s: %w", r.Name, where, err)
+				return rep, nil
+			}
+			if err != nil {
+				return rep, fmt.Errorf("rule %s, instance %s: %w", r.Name, where, err)
+			}
+			rep.Runs++
+			if rep.Worst == "" || rel > rep.MaxRelErr || math.IsNaN(rel) {
+				rep.MaxRelErr, rep.Worst = rel, where
+			}
 		}
 		rep.Instances++
 		ak := ""
@@ -89,9 +100,6 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 			}
 		}
 		combos[ak] = true
-		if rep.Worst == "" || rel > rep.MaxRelErr || math.IsNaN(rel) {
-			rep.MaxRelErr, rep.Worst = rel, inst.String()
-		}
 	}
 	rep.Combos, rep.Shapes = len(combos), len(shapes)
 	rep.OK = rep.MaxRelErr <= opts.Tolerance
@@ -101,9 +109,10 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 	return rep, nil
 }
 
-// compareRun executes both graphs on the same random inputs and returns
-// the largest relative error over their outputs.
-func compareRun(r *rules.Rule, src, tgt *graph.Graph, opts Options, seed uint64) (float64, error) {
+// compareRun executes both graphs on the same random inputs of
+// distribution d and returns the largest relative error over their
+// outputs (see relErr).
+func compareRun(src, tgt *graph.Graph, opts Options, d rules.Dist, seed, salt uint64) (float64, error) {
 	eo := executor.ExecOptions{Precision: graph.Float64, Threads: opts.Threads}
 	es, err := executor.NewExecutor(src, eo)
 	if err != nil {
@@ -113,13 +122,7 @@ func compareRun(r *rules.Rule, src, tgt *graph.Graph, opts Options, seed uint64)
 	if err != nil {
 		return 0, fmt.Errorf("target: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(seed, rules.NameHash(r.Name)^0x5bd1e995))
-	positive := map[string]bool{}
-	for _, v := range r.Vars {
-		if v.Positive {
-			positive[v.Name] = true
-		}
-	}
+	rng := rand.New(rand.NewPCG(seed, salt^0x5bd1e995))
 	inputs := map[string]*graph.Tensor{}
 	for _, in := range src.Inputs {
 		shape, err := in.StaticShape()
@@ -127,7 +130,7 @@ func compareRun(r *rules.Rule, src, tgt *graph.Graph, opts Options, seed uint64)
 			return 0, err
 		}
 		t := graph.NewTensor(graph.Float64, shape...)
-		rules.FillRandom(t, rng, positive[in.Name])
+		rules.FillDist(t, rng, d, rules.RangeAny)
 		inputs[in.Name] = t
 	}
 	os, err := es.Run(inputs)
@@ -147,7 +150,7 @@ func compareRun(r *rules.Rule, src, tgt *graph.Graph, opts Options, seed uint64)
 		if !slices.Equal(a.Shape, b.Shape) {
 			return 0, &mismatchError{fmt.Sprintf("output %d: the target's shape %s differs from the source's %s", i, graph.ShapeString(b.Shape), graph.ShapeString(a.Shape))}
 		}
-		rel, err := graph.MaxRelDiff(a, b)
+		rel, err := relErr(a, b)
 		if err != nil {
 			return 0, fmt.Errorf("output %d: %w", i, err)
 		}
