@@ -113,11 +113,16 @@ func (o *optimizeOptions) searchRuntime() string {
 
 func optimizeRun(o *optimizeOptions) error {
 	start := time.Now()
-	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
+	passes, ruleNames := splitPassNames(o.Rules)
+	if len(o.Rules) > 0 && len(ruleNames) == 0 {
+		ruleNames = []string{"identity-elim"}
+	}
+	sp, err := prepareStart(o.Model, &o.Shapes, ruleNames)
 	if err != nil {
 		return err
 	}
-	orig, startModel, engine := sp.Orig, sp.Start, sp.Engine
+	orig, startModel := sp.Orig, sp.Start
+	engine := withPasses(sp.Engine, passes, o.Seed)
 	lm, err := measure.NewLatencyModel(o.searchRuntime(), o.Runtime.backendOptions(), o.Runtime.measureOptions())
 	if err != nil {
 		return err
