@@ -85,19 +85,24 @@ func needs(n *graph.Node, out region) ([]region, bool) {
 		return ins, true
 	}
 	rank := len(out)
+	ok := true
 	switch n.Op {
 	case "Identity", "Dropout":
 		ins[0] = slices.Clone(out)
 	case "Softmax":
 		ax := normAxis(attrInt(n, "axis", -1), rank)
-		ins[0] = keepAxes(out, shapes[0], []int{ax})
+		if ins[0], ok = keepAxes(out, shapes[0], []int{ax}, false); !ok {
+			return ins, false
+		}
 	case "LayerNormalization":
 		ax := normAxis(attrInt(n, "axis", -1), rank)
 		var axes []int
 		for a := ax; a < rank; a++ {
 			axes = append(axes, a)
 		}
-		ins[0] = keepAxes(out, shapes[0], axes)
+		if ins[0], ok = keepAxes(out, shapes[0], axes, false); !ok {
+			return ins, false
+		}
 		for i := 1; i < len(ins); i++ {
 			if ins[i] != nil {
 				ins[i] = broadcastNeed(shapes[i], ins[0])
@@ -108,7 +113,9 @@ func needs(n *graph.Node, out region) ([]region, bool) {
 		if !ok || attrInt(n, "keepdims", 1) != 1 || len(axes) == 0 {
 			return ins, false
 		}
-		ins[0] = keepAxes(out, shapes[0], axes)
+		if ins[0], ok = keepAxes(out, shapes[0], axes, true); !ok {
+			return ins, false
+		}
 	case "Transpose":
 		perm := attrInts(n, "perm")
 		if perm == nil {
@@ -163,13 +170,23 @@ func broadcastNeed(in []int, out region) region {
 	return r
 }
 
-// keepAxes is out with the listed axes widened to all of shape.
-func keepAxes(out region, shape []int, axes []int) region {
+// keepAxes is out with the listed axes (those an op reduces or
+// normalises over) widened to all of shape. It fails when out cuts one of
+// them: the op computes all of that axis or nothing (reduced is true when
+// the axis has size 1 in the output).
+func keepAxes(out region, shape []int, axes []int, reduced bool) (region, bool) {
 	r := slices.Clone(out)
 	for _, a := range axes {
+		d := shape[a]
+		if reduced {
+			d = 1
+		}
+		if out[a] != (span{0, d}) {
+			return nil, false
+		}
 		r[a] = span{0, shape[a]}
 	}
-	return r
+	return r, true
 }
 
 // matmulNeeds handles MatMul with both operands of rank 2 or more: A needs
