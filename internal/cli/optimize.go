@@ -180,6 +180,9 @@ func newEngine(names []string, nodes int) (*rewrite.Engine, error) {
 			return nil, usagef("--rules: no rule named %q (see 'xrl rules list')", n)
 		}
 	}
+	if len(names) == 0 {
+		names = set.DefaultNames()
+	}
 	return rewrite.NewEngine(set, rewrite.Options{Rules: names, MaxNodes: 2 * nodes, Eval: executor.Evaluate}), nil
 }
 
