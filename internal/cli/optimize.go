@@ -149,16 +149,15 @@ func optimizeRun(o *optimizeOptions) error {
 	if err := verifyModels(w, orig, &out, o.Tolerance, o.Seed); err != nil {
 		return err
 	}
-	if err := onnx.WriteFile(o.Output, &out); err != nil {
-		return fmt.Errorf("writing %s: %w", o.Output, err)
-	}
 	fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
 		res.Algorithm, res.StopReason, res.Steps, res.Evaluations, res.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", lm.Name(), res.InitialLatency.Round(time.Microsecond), res.BestLatency.Round(time.Microsecond), res.Speedup())
-	if lm.Name() == "cost" {
-		if err := reportMeasured(w, o, orig, &out); err != nil {
-			return err
-		}
+	chosen, err := chooseNotSlower(w, o, orig, startModel, &out)
+	if err != nil {
+		return err
+	}
+	if err := onnx.WriteFile(o.Output, chosen); err != nil {
+		return fmt.Errorf("writing %s: %w", o.Output, err)
 	}
 	fmt.Fprintf(w, "nodes: %d -> %d\n\n", len(orig.Graph.Nodes), len(best.Nodes))
 	if err := res.WriteRuleTable(w); err != nil {

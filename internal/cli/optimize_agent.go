@@ -102,15 +102,14 @@ func optimizeAgentRun(o *optimizeOptions) error {
 	if err := verifyModels(w, orig, &out, o.Tolerance, o.Seed); err != nil {
 		return err
 	}
-	if err := onnx.WriteFile(o.Output, &out); err != nil {
-		return fmt.Errorf("writing %s: %w", o.Output, err)
-	}
 	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", lm.Name(), best.InitialLatency.Round(time.Microsecond),
 		best.BestLatency.Round(time.Microsecond), best.Speedup())
-	if lm.Name() == "cost" {
-		if err := reportMeasured(w, o, orig, &out); err != nil {
-			return err
-		}
+	chosen, err := chooseNotSlower(w, o, orig, startModel, &out)
+	if err != nil {
+		return err
+	}
+	if err := onnx.WriteFile(o.Output, chosen); err != nil {
+		return fmt.Errorf("writing %s: %w", o.Output, err)
 	}
 	fmt.Fprintf(w, "nodes: %d -> %d\n", len(orig.Graph.Nodes), len(bestG.Nodes))
 	if len(best.Applied) > 0 {
