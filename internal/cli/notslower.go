@@ -31,6 +31,9 @@ func chooseNotSlower(w io.Writer, o *optimizeOptions, orig, folded, optimised *g
 	c := d.Optimised
 	fmt.Fprintf(w, "%s latency (measured, interleaved): %v -> %v (speedup %.3fx; after/before ratio %.3f, 99%% CI %.3f-%.3f)\n", name,
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), 1/c.Ratio, c.Ratio, c.RatioLo, c.RatioHi)
+	if f := d.Folded; f != nil {
+		fmt.Fprintf(w, "folded only (measured, interleaved): after/before ratio %.3f, 99%% CI %.3f-%.3f\n", f.Ratio, f.RatioLo, f.RatioHi)
+	}
 	fmt.Fprintf(w, "writing the %s model: %s\n", d.Choice, d.Reason)
 	switch d.Choice {
 	case measure.ChooseOptimised:
