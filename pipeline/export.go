@@ -24,6 +24,19 @@ const VerifySeeds = 3
 // printing one line a backend to w) and writes it atomically to path. It
 // returns the written model.
 func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64, seed uint64) (*graph.Model, error) {
+	out, err := s.Finish(w, best, tol, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := onnx.WriteFile(path, out); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// Finish folds best and verifies the result against s.Orig (see Verify,
+// printing one line a backend to w), and returns it as a model.
+func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64) (*graph.Model, error) {
 	folded, _, err := rewrite.Fold(best, executor.Evaluate)
 	if err != nil {
 		return nil, fmt.Errorf("folding the optimised graph: %w", err)
@@ -32,9 +45,6 @@ func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64,
 	out.Graph = folded
 	if err := Verify(w, s.Orig, &out, tol, seed); err != nil {
 		return nil, err
-	}
-	if err := onnx.WriteFile(path, &out); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return &out, nil
 }

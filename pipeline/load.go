@@ -77,6 +77,9 @@ func NewEngineWith(rc RuleChoice, nodes int) (*rewrite.Engine, error) {
 			return nil, &UnknownRuleError{Name: n}
 		}
 	}
+	if len(names) == 0 {
+		names = set.DefaultNames()
+	}
 	return rewrite.NewEngine(set, rewrite.Options{Rules: names, MaxNodes: 2 * nodes, Eval: executor.Evaluate}), nil
 }
 
@@ -90,8 +93,9 @@ type Start struct {
 	// Model is Orig with its constant subgraphs folded: the graph that is
 	// searched and measured.
 	Model *graph.Model
-	// Engine proposes the rewrites.
-	Engine *rewrite.Engine
+	// Engine proposes the rewrites: the rule engine, preceded by the
+	// whole-graph passes (rewrite.Passes) chosen.
+	Engine rewrite.Rewriter
 }
 
 // Prepare loads and binds the model at path, builds the rule engine
@@ -116,7 +120,14 @@ func PrepareModel(name string, orig *graph.Model, ruleNames []string) (*Start, e
 }
 
 func prepareModel(name string, orig *graph.Model, rc RuleChoice) (*Start, error) {
-	engine, err := NewEngineWith(rc, len(orig.Graph.Nodes))
+	passes, ruleNames := splitPassNames(rc.Names)
+	if len(rc.Names) > 0 && len(ruleNames) == 0 {
+		// Only passes were named: the engine keeps one harmless rule, as an
+		// empty name list would mean every rule.
+		ruleNames = []string{"identity-elim"}
+	}
+	rc.Names = ruleNames
+	rules, err := NewEngineWith(rc, len(orig.Graph.Nodes))
 	if err != nil {
 		return nil, err
 	}
@@ -126,5 +137,5 @@ func prepareModel(name string, orig *graph.Model, rc RuleChoice) (*Start, error)
 	}
 	start := *orig
 	start.Graph = folded
-	return &Start{Name: name, Orig: orig, Model: &start, Engine: engine}, nil
+	return &Start{Name: name, Orig: orig, Model: &start, Engine: withPasses(rules, passes, 1)}, nil
 }

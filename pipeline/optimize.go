@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/ppo"
 	"github.com/xrl-dev/xrl/search"
 )
@@ -121,7 +122,8 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		res.Search, res.LatencyName = sr, lm.Name()
 		res.Initial, res.Best, best = sr.InitialLatency, sr.BestLatency, sr.Best
 	}
-	if res.Out, err = s.Export(w, best, cfg.Output, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+	verified, err := s.Finish(w, best, cfg.Tolerance, cfg.SearchOptions.Seed)
+	if err != nil {
 		return nil, err
 	}
 	if res.Search != nil {
@@ -129,20 +131,27 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
 			sr.Algorithm, sr.StopReason, sr.Steps, sr.Evaluations, sr.Elapsed.Round(time.Millisecond))
 	}
-	if cfg.Objective == "" || cfg.Objective == measure.ObjectiveLatency {
+	latencyObjective := cfg.Objective == "" || cfg.Objective == measure.ObjectiveLatency
+	if latencyObjective {
 		fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
 			float64(res.Initial)/float64(res.Best))
+		// Never slower: the measured decision picks what is written.
+		if res.Out, err = s.ChooseNotSlower(w, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+			return nil, err
+		}
 	} else {
 		fmt.Fprintf(w, "%s objective: %.4g -> %.4g (%.3fx)\n", res.LatencyName, float64(res.Initial), float64(res.Best),
 			float64(res.Initial)/float64(res.Best))
+		res.Out = verified
+		if err := ReportMeasured(w, s.Orig, res.Out, cfg.Measurement, cfg.SearchOptions.Seed); err != nil {
+			return nil, err
+		}
 	}
 	if err := ReportMemory(w, s.Orig, res.Out); err != nil {
 		return nil, err
 	}
-	if res.LatencyName == "cost" || (cfg.Objective != "" && cfg.Objective != measure.ObjectiveLatency) {
-		if err := ReportMeasured(w, s.Orig, res.Out, cfg.Measurement, cfg.SearchOptions.Seed); err != nil {
-			return nil, err
-		}
+	if err := onnx.WriteFile(cfg.Output, res.Out); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", cfg.Output, err)
 	}
 	fmt.Fprintf(w, "nodes: %d -> %d\n", len(s.Orig.Graph.Nodes), len(res.Out.Graph.Nodes))
 	if res.Search != nil {

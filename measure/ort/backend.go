@@ -75,6 +75,11 @@ func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
 	if err := opts.SetInterOpNumThreads(1); err != nil {
 		return nil, err
 	}
+	// Threads that spin between runs fight the other session of an
+	// interleaved comparison for the cores: let them sleep.
+	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
+		return nil, err
+	}
 	if err := opts.SetGraphOptimizationLevel(b.optLevel); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,54 @@
+package measure
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// timedBackend runs each model for the time its graph's name maps to.
+type timedBackend struct {
+	clock *fakeClock
+	times map[string]time.Duration
+	r     *rand.Rand
+}
+
+func (b *timedBackend) Name() string { return "timed" }
+
+func (b *timedBackend) Load(m *graph.Model) (Session, error) {
+	return &sleepSession{clock: b.clock, d: b.times[m.Graph.Name], jitter: 0.05, r: b.r}, nil
+}
+
+func TestDecideNotSlower(t *testing.T) {
+	model := func(name string) *graph.Model { return &graph.Model{Graph: &graph.Graph{Name: name}} }
+	us := time.Microsecond
+	tests := []struct {
+		name                string
+		orig, folded, optim time.Duration
+		same                bool
+		want                Choice
+		foldedMeasured      bool
+	}{
+		{name: "optimised faster", orig: 1000 * us, folded: 1000 * us, optim: 800 * us, want: ChooseOptimised},
+		{name: "optimised 3% faster", orig: 1000 * us, folded: 1000 * us, optim: 970 * us, want: ChooseOptimised},
+		{name: "optimised slower, folded faster", orig: 1000 * us, folded: 900 * us, optim: 1100 * us, want: ChooseFolded, foldedMeasured: true},
+		{name: "optimised slower, folded slower", orig: 1000 * us, folded: 1100 * us, optim: 1100 * us, want: ChooseOriginal, foldedMeasured: true},
+		{name: "no rewrite, folding slower", orig: 1000 * us, folded: 1200 * us, optim: 1200 * us, same: true, want: ChooseOriginal},
+		{name: "no rewrite, folding faster", orig: 1000 * us, folded: 800 * us, optim: 800 * us, same: true, want: ChooseOptimised},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			be := &timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(5, 6)),
+				times: map[string]time.Duration{"orig": tt.orig, "folded": tt.folded, "optim": tt.optim}}
+			d, err := DecideNotSlower(be, model("orig"), model("folded"), model("optim"), tt.same, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Choice != tt.want || (d.Folded != nil) != tt.foldedMeasured || d.Reason == "" {
+				t.Errorf("got %v (folded measured %v, %s), want %v", d.Choice, d.Folded != nil, d.Reason, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,99 @@
+package rewrite
+
+import (
+	"fmt"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// Pass is a whole-graph rewrite that the rule language cannot state (it
+// follows demand through arbitrarily many nodes, say). Apply returns the
+// rewritten graph and whether it changed anything; it must not modify its
+// argument.
+type Pass struct {
+	Name  string
+	Apply func(g *graph.Graph) (*graph.Graph, bool, error)
+}
+
+// Passes are the shipped whole-graph passes, in the order they are offered.
+var Passes = []Pass{
+	{Name: "prune-dead-rows", Apply: PruneDead},
+}
+
+// Checker decides whether two graphs compute the same function, typically
+// by executing both on random inputs in float64 (see
+// ruleverify.SameFunction); it returns an error when they do not.
+type Checker func(before, after *graph.Graph) error
+
+// WithPasses is a Rewriter that offers, before the candidates of Base, the
+// result of each pass that changes the graph, folded with Eval and
+// accepted only when Check confirms it computes what the graph did. A
+// rejected application is reported in Rejected and not offered.
+type WithPasses struct {
+	Base   Rewriter
+	Passes []Pass
+	Check  Checker
+	Eval   Evaluator
+	// Rejected counts, per pass, applications that failed or that Check
+	// refused (not safe for concurrent Candidates calls).
+	Rejected map[string]int
+	// LastErr is the latest of those failures.
+	LastErr error
+}
+
+var _ Rewriter = (*WithPasses)(nil)
+
+// Candidates implements Rewriter.
+func (w *WithPasses) Candidates(g *graph.Graph) ([]Candidate, error) {
+	var out []Candidate
+	seen := map[graph.Hash]bool{g.CanonicalHash(): true}
+	for _, p := range w.Passes {
+		c, err := w.apply(p, g)
+		if err != nil {
+			if w.Rejected == nil {
+				w.Rejected = map[string]int{}
+			}
+			w.Rejected[p.Name]++
+			w.LastErr = err
+			continue
+		}
+		if c == nil || seen[c.Hash] {
+			continue
+		}
+		seen[c.Hash] = true
+		out = append(out, *c)
+	}
+	if w.Base != nil {
+		base, err := w.Base.Candidates(g)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range base {
+			if h := c.GraphHash(); !seen[h] {
+				seen[h] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+// apply runs one pass, folds and checks its result (nil when unchanged).
+func (w *WithPasses) apply(p Pass, g *graph.Graph) (*Candidate, error) {
+	r, changed, err := p.Apply(g)
+	if err != nil || !changed {
+		return nil, err
+	}
+	if w.Eval != nil {
+		if r, _, err = Fold(r, w.Eval); err != nil {
+			return nil, fmt.Errorf("%s: folding: %w", p.Name, err)
+		}
+	}
+	if w.Check == nil {
+		return nil, fmt.Errorf("%s: no checker: results of passes are only offered when verified", p.Name)
+	}
+	if err := w.Check(g, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	return &Candidate{Graph: r, Rule: p.Name, Hash: r.CanonicalHash()}, nil
+}
