@@ -167,14 +167,14 @@ func TestEngineRejections(t *testing.T) {
 			// Two Relus in a chain: merging them would feed the second
 			// Relu's input (the first's output) from the merged result.
 			name: "cycle", set: shipped, rule: "relu-merge-cols", full: true,
-			graph: reluPair(false),
+			graph:   reluPair(false),
 			matches: 2, cands: 0, rejects: map[Reject]int{RejectSymmetric: 1, RejectCycle: 1},
 		},
 		{
 			// The second Relu reads the first through a Sigmoid: the
 			// merged Relus would feed themselves.
 			name: "cycle through a node", set: shipped, rule: "relu-merge-cols", full: true,
-			graph: reluPair(true),
+			graph:   reluPair(true),
 			matches: 2, cands: 0, rejects: map[Reject]int{RejectSymmetric: 1, RejectCycle: 1},
 		},
 		{
