@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/sysmem"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
 )
@@ -75,6 +76,9 @@ func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := m.Graph.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := sysmem.CheckGraph(m.Graph); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
