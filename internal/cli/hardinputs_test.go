@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx"
 )
 
 // TestHugeShapes binds shapes whose tensors cannot fit in memory or whose
@@ -49,5 +53,49 @@ func TestHugeShapes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOpsetRange checks that models outside the supported opsets are
+// refused by every command with a message naming the range, and that
+// opset 1 models are still converted.
+func TestOpsetRange(t *testing.T) {
+	dir := t.TempDir()
+	write := func(opset int64) string {
+		b := graph.NewBuilder("o")
+		x := b.Input("x", graph.Float32, 2, 3)
+		b.Output(b.Op("Relu", []*graph.Value{b.Op("Relu", []*graph.Value{x}, nil)}, nil))
+		g, err := b.Graph()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := onnx.Encode(&graph.Model{IRVersion: 8, Opsets: []graph.OpsetID{{Version: opset}}, Graph: g})
+		if err != nil {
+			t.Fatalf("opset %d: %v", opset, err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("opset%d.onnx", opset))
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	old, bad := write(1), write(99)
+	out := filepath.Join(t.TempDir(), "o.onnx")
+	for _, args := range [][]string{
+		{"inspect", bad},
+		{"run", bad, "--runtime", "go"},
+		{"optimize", bad, "-o", out, "--runtime", "cost"},
+		{"convert", bad, out},
+	} {
+		code, _, stderr := run(args...)
+		if code != exitError || !strings.Contains(stderr, "opset99.onnx") || !strings.Contains(stderr, "opsets 9 to 21") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", args, out)
+		}
+	}
+	if code, _, stderr := run("run", old, "--runtime", "go", "--runs", "1", "--warmup", "0"); code != exitOK {
+		t.Errorf("opset 1: exit %d, stderr %q", code, stderr)
 	}
 }

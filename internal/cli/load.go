@@ -58,6 +58,9 @@ func readModel(path string) (*graph.Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := onnx.CheckOpset(m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return m, nil
 }
 
