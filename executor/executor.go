@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/sysmem"
 )
 
 // Executor runs one compiled graph on the CPU. Run may be called
@@ -89,6 +90,9 @@ func NewExecutor(g *graph.Graph, opts ExecOptions) (*Executor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("executor: %w", err)
 	}
+	if err := sysmem.CheckGraph(g); err != nil {
+		return nil, fmt.Errorf("executor: %w", err)
+	}
 	e := &Executor{opts: opts, inByKey: make(map[string]int)}
 	c := &compiler{e: e, slotOf: make(map[*graph.Value]int)}
 	if err := c.addInputs(g); err != nil {
@@ -102,7 +106,9 @@ func NewExecutor(g *graph.Graph, opts ExecOptions) (*Executor, error) {
 	if err := c.addOutputs(g); err != nil {
 		return nil, err
 	}
-	e.plan()
+	if err := e.plan(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

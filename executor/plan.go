@@ -9,6 +9,12 @@ package executor
 // plan is computed once at compile time; runs allocate nothing but the
 // graph outputs.
 
+import (
+	"fmt"
+
+	"github.com/xrl-dev/xrl/internal/sysmem"
+)
+
 type planBuf struct {
 	bytes int
 	refs  int // live slots using the buffer
@@ -70,7 +76,9 @@ func (p *planner) release(id int) {
 	}
 }
 
-func (e *Executor) plan() {
+// plan assigns buffers to the slots and allocates them, failing before
+// any allocation when they would not fit in the memory available.
+func (e *Executor) plan() error {
 	p := &planner{e: e}
 	for i, st := range e.steps {
 		for _, id := range st.in {
@@ -106,7 +114,22 @@ func (e *Executor) plan() {
 			}
 		}
 	}
-	// Materialise the buffers and the views of pool slots.
+	// Check the plan fits, then materialise the buffers and the views of
+	// pool slots.
+	var need int64
+	for _, pb := range p.bufs {
+		need += int64(8 * words8(pb.bytes))
+	}
+	scratch := 0
+	for _, st := range e.steps {
+		if sc, ok := st.k.(scratcher); ok {
+			scratch = max(scratch, sc.scratchBytes())
+		}
+	}
+	need += int64(8 * words8(scratch))
+	if err := sysmem.CheckBytes(need, fmt.Sprintf("executor: the planned buffers (%d) and kernel scratch", len(p.bufs))); err != nil {
+		return err
+	}
 	var total int64
 	e.bufs = make([][]uint64, len(p.bufs))
 	for b, pb := range p.bufs {
@@ -124,15 +147,10 @@ func (e *Executor) plan() {
 			s.data = viewAs(s.dt, e.bufs[s.buf], s.n)
 		}
 	}
-	scratch := 0
-	for _, st := range e.steps {
-		if sc, ok := st.k.(scratcher); ok {
-			scratch = max(scratch, sc.scratchBytes())
-		}
-	}
 	e.scratch = make([]uint64, words8(scratch))
 	e.peak = total + int64(8*len(e.scratch))
 	e.rc = runCtx{threads: e.opts.Threads, scratch: e.scratch}
+	return nil
 }
 
 // assignOutputs gives each output of a non-alias step its storage. An

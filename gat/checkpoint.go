@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -18,20 +19,27 @@ import (
 //
 //	magic "xrl-gat\n" | uint32 version | uint32 n | n bytes of JSON Config
 //	| uint32 params | per param: uint16 len, name, uint8 rank, rank×uint32
-//	  dims, float32 values
+//	  dims, float32 values | uint32 CRC-32C of all the bytes before it
 //
 // The parameter list must match, name by name and shape by shape, the
-// list New builds from the stored Config.
+// list New builds from the stored Config; the checksum catches bit flips
+// in the values, which no other check would see. Version 1 had no
+// checksum.
 const (
 	checkpointMagic   = "xrl-gat\n"
-	checkpointVersion = 1
+	checkpointVersion = 2
 	maxConfigJSON     = 1 << 16
 )
+
+// castagnoli is the CRC-32C table of checkpoint checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Save writes the configuration and parameter values of n to w. The
 // bytes depend only on the configuration and the values.
 func (n *Net) Save(w io.Writer) error {
-	bw := bufio.NewWriter(w)
+	out := bufio.NewWriter(w)
+	sum := crc32.New(castagnoli)
+	bw := bufio.NewWriter(io.MultiWriter(out, sum))
 	cfg, err := json.Marshal(n.m.cfg)
 	if err != nil {
 		return fmt.Errorf("gat: save: %w", err)
@@ -60,21 +68,41 @@ func (n *Net) Save(w io.Writer) error {
 	if err := bw.Flush(); err != nil {
 		return fmt.Errorf("gat: save: %w", err)
 	}
+	le.PutUint32(buf[:], sum.Sum32())
+	out.Write(buf[:])
+	if err := out.Flush(); err != nil {
+		return fmt.Errorf("gat: save: %w", err)
+	}
 	return nil
 }
 
 // Load reads a network written by Save. A truncated, corrupt or
 // mismatched checkpoint gives an error saying what is wrong.
 func Load(r io.Reader) (*Net, error) {
-	br := bufio.NewReader(r)
 	fail := func(format string, a ...any) (*Net, error) {
 		return nil, fmt.Errorf("gat: load checkpoint: "+format, a...)
 	}
-	var head [8]byte
-	if _, err := io.ReadFull(br, head[:]); err != nil || string(head[:]) != checkpointMagic {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !bytes.HasPrefix(data, []byte(checkpointMagic)) {
 		return fail("not an xrl policy checkpoint")
 	}
 	le := binary.LittleEndian
+	if len(data) >= len(checkpointMagic)+4 {
+		if ver := le.Uint32(data[len(checkpointMagic):]); ver != checkpointVersion {
+			return fail("version %d, this build reads version %d", ver, checkpointVersion)
+		}
+	}
+	if len(data) < len(checkpointMagic)+8 {
+		return fail("truncated")
+	}
+	body := data[:len(data)-4]
+	if got, want := crc32.Checksum(body, castagnoli), le.Uint32(data[len(body):]); got != want {
+		return fail("checksum mismatch (stored %08x, computed %08x): the file is corrupt or truncated", want, got)
+	}
+	br := bufio.NewReader(bytes.NewReader(body[len(checkpointMagic):]))
 	var buf [4]byte
 	u32 := func() (int, error) {
 		if _, err := io.ReadFull(br, buf[:]); err != nil {

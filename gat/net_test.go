@@ -2,6 +2,8 @@ package gat
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -211,28 +213,39 @@ func TestSaveLoad(t *testing.T) {
 		t.Error("loading a missing file succeeded")
 	}
 
-	nan := bytes.Clone(data)
+	// Structural checks are reached when the checksum is recomputed
+	// after the change; without that, the checksum catches it.
+	body := data[:len(data)-4]
+	nan := bytes.Clone(body)
 	copy(nan[len(nan)-4:], []byte{0, 0, 0xc0, 0x7f})
-	other := bytes.Clone(data)
+	other := bytes.Clone(body)
 	other[bytes.Index(other, []byte("gat0.w"))+3] = '9'
+	flipped := bytes.Clone(data)
+	flipped[len(flipped)-40] ^= 0x10
 	for _, tc := range []struct {
 		name, want string
 		data       []byte
 	}{
 		{"empty", "not an xrl policy checkpoint", nil},
 		{"magic", "not an xrl policy checkpoint", append([]byte("xrl-gbt\n"), data[8:]...)},
-		{"version", "version 2", append(append([]byte(checkpointMagic), 2, 0, 0, 0), data[12:]...)},
-		{"truncated", "truncated", data[:len(data)-3]},
-		{"truncated config", "truncated", data[:20]},
-		{"trailing", "trailing data", append(bytes.Clone(data), 0)},
-		{"nan", "is NaN", nan},
-		{"renamed", `parameter "gat9.w"`, other},
+		{"old version", "version 1, this build reads version 2", append(append([]byte(checkpointMagic), 1, 0, 0, 0), data[12:]...)},
+		{"truncated", "checksum mismatch", data[:len(data)-3]},
+		{"truncated config", "truncated", withSum(data[:20])},
+		{"trailing", "trailing data", withSum(append(bytes.Clone(body), 0))},
+		{"nan", "is NaN", withSum(nan)},
+		{"renamed", `parameter "gat9.w"`, withSum(other)},
+		{"bit flip in a weight", "checksum mismatch", flipped},
 	} {
 		_, err := Load(bytes.NewReader(tc.data))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// withSum appends the checkpoint checksum of body.
+func withSum(body []byte) []byte {
+	return binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, castagnoli))
 }
 
 func TestDeterminism(t *testing.T) {

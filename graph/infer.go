@@ -61,7 +61,7 @@ func InferNode(n *Node) error {
 	if err := s.Infer(n); err != nil {
 		return fmt.Errorf("%v: %w", n, err)
 	}
-	return nil
+	return checkOutputSizes(n)
 }
 
 // checkArity checks the number of inputs and outputs against the schema and
@@ -136,6 +136,9 @@ func (g *Graph) InferShapes() error {
 			if !d.Known() {
 				return fmt.Errorf("graph input %q dimension %d (%s) is not static; bind it with BindShapes (--shape %s=...)", in.Name, i, d, in.Name)
 			}
+		}
+		if _, err := ElementCount(in.Shape); err != nil {
+			return fmt.Errorf("graph input %q: %w", in.Name, err)
 		}
 	}
 	for _, v := range g.Initializers {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/sysmem"
 )
 
 // RandomInputs returns seeded random tensors for every non-constant input
@@ -21,6 +22,13 @@ func RandomInputs(g *graph.Graph, seed uint64) (map[string]*graph.Tensor, error)
 		shape, err := in.StaticShape()
 		if err != nil {
 			return nil, fmt.Errorf("input %q: %w (bind it with --shape)", in.Name, err)
+		}
+		size, err := graph.ByteSize(in.DType, in.Shape)
+		if err == nil {
+			err = sysmem.CheckBytes(size, fmt.Sprintf("random data for input %q (%v %v)", in.Name, in.DType, in.Shape))
+		}
+		if err != nil {
+			return nil, fmt.Errorf("input %q: %w", in.Name, err)
 		}
 		t := graph.NewTensor(in.DType, shape...)
 		switch d := t.Data.(type) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/sysmem"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
@@ -20,7 +21,14 @@ func ReadModel(path string) (*graph.Model, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return onnx.ReadFile(path)
+	m, err := onnx.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := onnx.CheckOpset(m); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
 }
 
 // LoadBound reads a model, binds its input shapes (input name -> dims;
@@ -35,6 +43,9 @@ func LoadBound(path string, shapes map[string][]int) (*graph.Model, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := m.Graph.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := sysmem.CheckGraph(m.Graph); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil

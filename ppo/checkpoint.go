@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -27,11 +28,16 @@ import (
 // uint32 n and n float32 first moments and n second moments; absent
 // before the first update), "best" (the best graph as an ONNX model;
 // absent while no graph beat the start graph) and "end" (empty, last: a
-// file cut at a section boundary is recognised as truncated).
+// file cut at a section boundary is recognised as truncated), then a
+// uint32 CRC-32C of every byte before it (bit flips anywhere, weights
+// included, are caught before anything is parsed; version 1 had none).
 const (
 	checkpointMagic   = "xrl-ppo\n"
-	checkpointVersion = 1
+	checkpointVersion = 2
 )
+
+// castagnoli is the CRC-32C table of checkpoint checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Checkpoint is the content of an agent.ckpt file.
 type Checkpoint struct {
@@ -83,6 +89,7 @@ func (t *Trainer) checkpoint() error {
 		section(&buf, "best", t.bestBytes)
 	}
 	section(&buf, "end", nil)
+	binary.Write(&buf, binary.LittleEndian, crc32.Checksum(buf.Bytes(), castagnoli))
 	return writeFileAtomic(filepath.Join(t.dir, CheckpointFile), buf.Bytes())
 }
 
@@ -156,6 +163,14 @@ func readSections(data []byte) (map[string][]byte, error) {
 	if ver != checkpointVersion {
 		return nil, fmt.Errorf("version %d, this build reads version %d", ver, checkpointVersion)
 	}
+	if r.Len() < 4 {
+		return nil, errors.New("truncated (no checksum)")
+	}
+	body := data[:len(data)-4]
+	if got, want := crc32.Checksum(body, castagnoli), le.Uint32(data[len(body):]); got != want {
+		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupt or truncated", want, got)
+	}
+	r = bytes.NewReader(body[len(checkpointMagic)+4:])
 	out := map[string][]byte{}
 	for {
 		if r.Len() == 0 {

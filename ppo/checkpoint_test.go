@@ -1,6 +1,8 @@
 package ppo
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +21,12 @@ func TestCorruptCheckpointsAreRejected(t *testing.T) {
 	if _, err := decodeCheckpoint(good, true); err != nil {
 		t.Fatalf("good checkpoint: %v", err)
 	}
-	dup := append(append([]byte(nil), good...), good[len(checkpointMagic)+4:]...)
+	// The structural checks are reached when the checksum is recomputed
+	// after the damage; without that, the checksum catches it.
+	body := good[:len(good)-4]
+	dup := append(append([]byte(nil), body...), body[len(checkpointMagic)+4:]...)
+	flipped := append([]byte(nil), good...)
+	flipped[len(checkpointMagic)+4+len(flipped)/3] ^= 0x04
 	cases := []struct {
 		name string
 		data []byte
@@ -28,9 +35,13 @@ func TestCorruptCheckpointsAreRejected(t *testing.T) {
 		{"empty", nil, "not an xrl training checkpoint"},
 		{"gat checkpoint", []byte("xrl-gat\n...."), "not an xrl training checkpoint"},
 		{"no version", good[:len(checkpointMagic)+2], "truncated"},
-		{"truncated", good[:len(good)/2], "bytes announced"},
-		{"header only", good[:len(checkpointMagic)+4], "no end marker"},
-		{"data after the end", dup, "after the end marker"},
+		{"no checksum", good[:len(checkpointMagic)+4], "truncated"},
+		{"truncated", good[:len(good)/2], "checksum mismatch"},
+		{"truncated, checksum redone", withSum(body[:len(body)/2]), "bytes announced"},
+		{"header only", withSum(body[:len(checkpointMagic)+4]), "no end marker"},
+		{"data after the end", withSum(dup), "after the end marker"},
+		{"bit flip", flipped, "checksum mismatch"},
+		{"old version", append([]byte(checkpointMagic), 1, 0, 0, 0), "version 1"},
 		{"future version", append([]byte(checkpointMagic), 9, 0, 0, 0), "version 9"},
 	}
 	for _, c := range cases {
@@ -54,4 +65,9 @@ func TestCorruptCheckpointsAreRejected(t *testing.T) {
 	if net, c, err := LoadPolicy(p); err != nil || net == nil || c.Episodes != 1000 {
 		t.Errorf("LoadPolicy on a gat checkpoint: %v", err)
 	}
+}
+
+// withSum appends the checkpoint checksum of body.
+func withSum(body []byte) []byte {
+	return binary.LittleEndian.AppendUint32(append([]byte(nil), body...), crc32.Checksum(body, castagnoli))
 }

@@ -46,6 +46,9 @@ type Engine struct {
 	rules []*prule
 	opts  Options
 	memo  *foldMemo
+	// noPrune makes pair rules enumerate every pair (tests compare the
+	// candidates with and without pruning).
+	noPrune bool
 }
 
 var _ Rewriter = (*Engine)(nil)
@@ -165,9 +168,10 @@ func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error)
 		rs.Rule = pr.r.Name
 		rs.Rejected = map[Reject]int{}
 		tm := time.Now()
-		fs, external := findMatches(gx, pr)
+		fs, external, pruned := findMatchesPruned(gx, pr, !e.noPrune)
 		rs.MatchTime = time.Since(tm)
 		rs.Matches = len(fs)
+		rs.Pruned = pruned
 		if external > 0 {
 			rs.Rejected[RejectExternal] = external
 		}
@@ -231,6 +235,7 @@ func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error)
 	for i := range st.Rules {
 		st.Matches += st.Rules[i].Matches
 		st.Candidates += st.Rules[i].Candidates
+		st.Pruned += st.Rules[i].Pruned
 	}
 	if e.memo != nil {
 		st.MemoHits, st.MemoMisses = e.memo.stats()

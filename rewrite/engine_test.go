@@ -135,6 +135,18 @@ func ruleStats(t *testing.T, st Stats, name string) RuleStats {
 	return RuleStats{}
 }
 
+// reluPair builds two Relus on one path, directly or through a Sigmoid.
+func reluPair(throughSigmoid bool) func(b *graph.Builder) {
+	return func(b *graph.Builder) {
+		x := b.Input("x", graph.Float32, 2, 3, 4)
+		r := b.Op("Relu", []*graph.Value{x}, nil)
+		if throughSigmoid {
+			r = b.Op("Sigmoid", []*graph.Value{r}, nil)
+		}
+		b.Output(b.Op("Relu", []*graph.Value{r}, nil))
+	}
+}
+
 func TestEngineRejections(t *testing.T) {
 	shipped := shippedRules(t)
 	mine := parseTestRules(t)
@@ -143,30 +155,36 @@ func TestEngineRejections(t *testing.T) {
 		set   *rules.Set
 		rule  string
 		graph func(b *graph.Builder)
-		// want: matches, candidates and rejections of the rule.
+		// full enumerates every pair of a pair rule (no pruning).
+		full bool
+		// want: matches, candidates and rejections of the rule, and the
+		// scan positions pruned.
 		matches, cands int
 		rejects        map[Reject]int
+		pruned         int
 	}{
 		{
 			// Two Relus in a chain: merging them would feed the second
 			// Relu's input (the first's output) from the merged result.
-			name: "cycle", set: shipped, rule: "relu-merge-cols",
-			graph: func(b *graph.Builder) {
-				x := b.Input("x", graph.Float32, 2, 3, 4)
-				b.Output(b.Op("Relu", []*graph.Value{b.Op("Relu", []*graph.Value{x}, nil)}, nil))
-			},
+			name: "cycle", set: shipped, rule: "relu-merge-cols", full: true,
+			graph:   reluPair(false),
 			matches: 2, cands: 0, rejects: map[Reject]int{RejectSymmetric: 1, RejectCycle: 1},
 		},
 		{
 			// The second Relu reads the first through a Sigmoid: the
 			// merged Relus would feed themselves.
-			name: "cycle through a node", set: shipped, rule: "relu-merge-cols",
-			graph: func(b *graph.Builder) {
-				x := b.Input("x", graph.Float32, 2, 3, 4)
-				r := b.Op("Relu", []*graph.Value{x}, nil)
-				b.Output(b.Op("Relu", []*graph.Value{b.Op("Sigmoid", []*graph.Value{r}, nil)}, nil))
-			},
+			name: "cycle through a node", set: shipped, rule: "relu-merge-cols", full: true,
+			graph:   reluPair(true),
 			matches: 2, cands: 0, rejects: map[Reject]int{RejectSymmetric: 1, RejectCycle: 1},
+		},
+		{
+			// The same pairs are skipped before matching by default.
+			name: "cycle pruned", set: shipped, rule: "relu-merge-cols",
+			graph: reluPair(false), pruned: 2,
+		},
+		{
+			name: "cycle through a node pruned", set: shipped, rule: "relu-merge-cols",
+			graph: reluPair(true), pruned: 2,
 		},
 		{
 			// The MatMul's output is also read by a Relu outside the
@@ -241,11 +259,15 @@ func TestEngineRejections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			e.noPrune = tc.full
 			cands, st, err := e.CandidatesWithStats(g)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rs := ruleStats(t, st, tc.rule)
+			if rs.Pruned != tc.pruned {
+				t.Errorf("pruned %d, want %d", rs.Pruned, tc.pruned)
+			}
 			if rs.Matches != tc.matches || rs.Candidates != tc.cands || len(cands) != tc.cands {
 				t.Errorf("matches %d, candidates %d (%d returned); want %d, %d", rs.Matches, rs.Candidates, len(cands), tc.matches, tc.cands)
 			}

@@ -28,6 +28,9 @@ type gindex struct {
 
 	namesOnce sync.Once
 	names     map[string]bool
+
+	reachOnce sync.Once
+	reach     *reachIndex
 }
 
 // newIndex indexes g; it fails when g has a cycle.
@@ -151,4 +154,11 @@ func (gx *gindex) namer(prefix string) func(base string) string {
 			}
 		}
 	}
+}
+
+// reachability returns the graph's reachIndex (built on first use), or
+// nil when the graph is too wide for it.
+func (gx *gindex) reachability() *reachIndex {
+	gx.reachOnce.Do(func() { gx.reach = newReachIndex(gx) })
+	return gx.reach
 }

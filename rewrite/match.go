@@ -22,12 +22,16 @@ type prule struct {
 	inputUsed [][]bool
 	// isSrcOut[pnode][output] marks the source outputs.
 	isSrcOut [][]bool
+	// mixing: a match whose parts are on one path always makes a cycle
+	// (see mixesParts), so scans for a later part skip such nodes.
+	mixing bool
 }
 
 func prepareRule(r *rules.Rule) *prule {
 	pr := &prule{r: r,
 		inputUsed: make([][]bool, len(r.Source.Nodes)),
 		isSrcOut:  make([][]bool, len(r.Source.Nodes)),
+		mixing:    mixesParts(r),
 	}
 	for _, pn := range r.Source.Nodes {
 		used := make([]bool, pn.NumInputs)
@@ -81,16 +85,29 @@ type matcher struct {
 	key      []byte
 	out      []found
 	external int // matches rejected because an internal value escapes
+	// prune enables skipping related nodes for mixing rules; pruned
+	// counts the scan positions skipped.
+	prune  bool
+	pruned int
 }
 
 // findMatches returns every match of pr in gx, in search order, and the
 // number of complete matches rejected for external use.
 func findMatches(gx *gindex, pr *prule) ([]found, int) {
+	fs, external, _ := findMatchesPruned(gx, pr, false)
+	return fs, external
+}
+
+// findMatchesPruned is findMatches that, with prune set and a mixing
+// rule, leaves out the matches whose parts lie on one path of the graph
+// (their rewrites all make a cycle) without enumerating them; it also
+// returns the number of scan positions so skipped.
+func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, int, int) {
 	r := pr.r
 	if len(r.Plan) == 0 {
-		return nil, 0
+		return nil, 0, 0
 	}
-	mt := &matcher{gx: gx, pr: pr, r: r,
+	mt := &matcher{gx: gx, pr: pr, r: r, prune: prune && pr.mixing,
 		m: rules.Match{Rule: r,
 			Nodes:  make([]*graph.Node, len(r.Source.Nodes)),
 			Values: make([]*graph.Value, len(r.Vars)),
@@ -114,7 +131,7 @@ func findMatches(gx *gindex, pr *prule) ([]found, int) {
 		mt.saved[i] = make([]rules.Value, len(r.Vars))
 	}
 	mt.step(0)
-	return mt.out, mt.external
+	return mt.out, mt.external, mt.pruned
 }
 
 // step extends the partial match by plan step i.
@@ -126,7 +143,7 @@ func (mt *matcher) step(i int) {
 	st := &mt.r.Plan[i]
 	switch st.Kind {
 	case rules.StepScan:
-		for _, p := range mt.gx.byOp[st.Node.Op] {
+		for _, p := range mt.scanCandidates(i, st.Node.Op) {
 			mt.tryNode(i, st.Node, p)
 		}
 	case rules.StepProducer:
@@ -146,6 +163,52 @@ func (mt *matcher) step(i int) {
 			mt.tryNode(i, st.Node, p)
 		}
 	}
+}
+
+// scanCandidates returns the positions a scan at plan step i tries: every
+// node of the op, or, when pruning a later part of a mixing rule, those
+// unrelated to every node bound so far.
+func (mt *matcher) scanCandidates(i int, op string) []int32 {
+	all := mt.gx.byOp[op]
+	if !mt.prune || i == 0 {
+		return all
+	}
+	ri := mt.gx.reachability()
+	if ri == nil {
+		return all
+	}
+	first := int32(-1)
+	for _, q := range mt.pos {
+		if q >= 0 {
+			first = q
+			break
+		}
+	}
+	if first < 0 {
+		return all
+	}
+	out := ri.unrelated(op, all, first)
+	bound := 0 // bound nodes with the op, neither tried nor pruned
+	for _, q := range mt.pos {
+		if q >= 0 && mt.gx.nodes[q].Op == op {
+			bound++
+		}
+	}
+	keep := out[:0]
+	for _, p := range out {
+		ok := true
+		for _, q := range mt.pos {
+			if q >= 0 && q != first && (q == p || ri.related(q, p)) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			keep = append(keep, p)
+		}
+	}
+	mt.pruned += len(all) - len(keep) - bound
+	return keep
 }
 
 // boundRef returns the graph value bound to a variable or node output.

@@ -17,6 +17,8 @@ type Stats struct {
 	Rules []RuleStats
 	// Matches and Candidates are the totals over the rules.
 	Matches, Candidates int
+	// Pruned is the total of RuleStats.Pruned.
+	Pruned int
 	// Fold sums the folding done in the candidates.
 	Fold FoldStats
 	// MemoHits and MemoMisses count the folds served by the engine's fold
@@ -39,6 +41,10 @@ type RuleStats struct {
 	Candidates int
 	// Rejected counts matches and rewrites dropped, by reason.
 	Rejected map[Reject]int
+	// Pruned counts the nodes a pair rule's scan skipped because they lie
+	// on one path with a node already matched (the rewrite would make a
+	// cycle; such pairs are neither matches nor rejections).
+	Pruned int
 	// MatchTime is the time spent matching this rule.
 	MatchTime time.Duration
 }
@@ -74,6 +80,11 @@ func WriteCandidateTable(w io.Writer, st Stats) error {
 	fmt.Fprintf(tw, "total\t%d\t%d\t%s\n", st.Matches, st.Candidates, formatRejects(all))
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if st.Pruned > 0 {
+		if _, err := fmt.Fprintf(w, "pair scans skipped %d nodes on one path with the first node (the rewrite would make a cycle)\n", st.Pruned); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "graph: %d nodes; time: %v (match %v, apply+hash %v wall on %d workers: apply %v, hash %v); folding: %v; fold memo: %d hits, %d misses\n",
 		st.Nodes, round(st.Total), round(st.MatchTime), round(st.ApplyWall), st.Workers, round(st.ApplyTime), round(st.HashTime), st.Fold, st.MemoHits, st.MemoMisses)

@@ -45,6 +45,9 @@ substitution rules, chosen by search or by a reinforcement-learning agent, measu
 real latency, and exports a faster model that computes the same function.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			return checkNumericFlags(c)
+		},
 	}
 	root.SetIn(s.In)
 	root.SetOut(s.Out)

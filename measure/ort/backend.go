@@ -7,6 +7,7 @@ import (
 	ortgo "github.com/yalue/onnxruntime_go"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/sysmem"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 )
@@ -60,6 +61,9 @@ func (b *Backend) Name() string { return "ort" }
 
 // Load serialises m to ONNX and creates an ONNX Runtime session for it.
 func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
+	if err := sysmem.CheckGraph(m.Graph); err != nil {
+		return nil, fmt.Errorf("ONNX Runtime session: %w", err)
+	}
 	data, err := onnx.Encode(m)
 	if err != nil {
 		return nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
