@@ -26,7 +26,7 @@ func (o *runtimeOptions) addFlags(c *cobra.Command, withCost bool) {
 	f := c.Flags()
 	names := "go, ort"
 	if withCost {
-		names += ", cost"
+		names += ", cost, profile"
 	}
 	f.StringVar(&o.Runtime, "runtime", "", "backend: "+names+" (default ort when installed, else go)")
 	f.IntVar(&o.Threads, "threads", 0, "intra-op threads (0 = all cores)")
@@ -56,12 +56,12 @@ func (o *runtimeOptions) validate(withCost bool) error {
 	}
 	switch o.Runtime {
 	case "", "go", "ort":
-	case "cost":
+	case "cost", "profile":
 		if !withCost {
-			return usagef("--runtime cost only estimates latency; this command needs go or ort")
+			return usagef("--runtime %s only estimates latency; this command needs go or ort", o.Runtime)
 		}
 	default:
-		return usagef("--runtime %q: want go, ort or cost", o.Runtime)
+		return usagef("--runtime %q: want go, ort, cost or profile", o.Runtime)
 	}
 	switch o.OptLevel {
 	case "all", "extended", "basic", "disable":

@@ -60,6 +60,12 @@ func (b *Backend) Name() string { return "ort" }
 
 // Load serialises m to ONNX and creates an ONNX Runtime session for it.
 func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
+	return b.load(m, "")
+}
+
+// load creates a session for m, with ONNX Runtime's profiler writing to
+// files named profilePrefix* if profilePrefix is not empty.
+func (b *Backend) load(m *graph.Model, profilePrefix string) (*session, error) {
 	data, err := onnx.Encode(m)
 	if err != nil {
 		return nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
@@ -80,6 +86,11 @@ func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
 	}
 	if err := noSpinning(opts); err != nil {
 		return nil, err
+	}
+	if profilePrefix != "" {
+		if err := opts.EnableProfiling(profilePrefix); err != nil {
+			return nil, fmt.Errorf("enabling ONNX Runtime's profiler: %w", err)
+		}
 	}
 	g := m.Graph
 	var inNames, outNames []string
