@@ -19,13 +19,22 @@ type MeasureOptions struct {
 	Warmup int
 	// Runs is the minimum number of timed runs (default 10).
 	Runs int
-	// MaxRuns caps the timed runs when the spread stays high (default 10*Runs).
+	// MaxRuns caps the timed runs when the spread stays high (default
+	// 10*Runs, at least 50 blocks).
 	MaxRuns int
 	// MaxSpread is the target relative spread (MAD / median); timing
 	// continues past Runs until it is met or a cap is hit (default 0.05).
 	MaxSpread float64
 	// MaxTime caps the total time spent timing (default 20s).
 	MaxTime time.Duration
+	// BlockRuns is the number of consecutive runs (of each model, in
+	// Compare) that form one block; a block contributes its fastest run
+	// (default 8).
+	BlockRuns int
+	// Precision is Compare's target: timing continues until the 99%
+	// confidence interval of the ratio is at most this fraction of the
+	// ratio on either side (default 0.01).
+	Precision float64
 }
 
 // DefaultMeasureOptions returns the settings used when a caller has no
@@ -42,11 +51,17 @@ func (o MeasureOptions) withDefaults() MeasureOptions {
 	if o.Runs <= 0 {
 		o.Runs = 10
 	}
+	if o.BlockRuns <= 0 {
+		o.BlockRuns = 8
+	}
 	if o.MaxRuns < o.Runs {
-		o.MaxRuns = 10 * o.Runs
+		o.MaxRuns = max(10*o.Runs, 50*o.BlockRuns)
 	}
 	if o.MaxSpread <= 0 {
 		o.MaxSpread = 0.05
+	}
+	if o.Precision <= 0 {
+		o.Precision = 0.01
 	}
 	if o.MaxTime <= 0 {
 		o.MaxTime = 20 * time.Second
@@ -63,7 +78,18 @@ type Stats struct {
 	Min    time.Duration
 	// MAD is the median absolute deviation from the median.
 	MAD time.Duration
-	// Stable reports whether MAD/median reached MaxSpread before a cap.
+	// Steady is the median over blocks of BlockRuns consecutive runs of
+	// each block's fastest run: the latency on a machine that nothing
+	// else disturbs, which is what a user of an idle machine sees. Other
+	// processes only ever add time to a run, so the fastest run of a short
+	// block filters their interference out. Zero when there is no
+	// complete block.
+	Steady time.Duration
+	// SteadyMAD is the median absolute deviation of the block minima
+	// from Steady.
+	SteadyMAD time.Duration
+	// Stable reports whether the relative MAD of the runs, or of the block
+	// minima, reached MaxSpread before a cap.
 	Stable bool
 }
 
@@ -75,10 +101,23 @@ func (s Stats) RelSpread() float64 {
 	return float64(s.MAD) / float64(s.Median)
 }
 
-// String formats the stats as "median 12.3ms (p10 12.1ms, p90 13.0ms, n=20)".
+// SteadySpread returns SteadyMAD / Steady (0 without blocks).
+func (s Stats) SteadySpread() float64 {
+	if s.Steady <= 0 {
+		return 0
+	}
+	return float64(s.SteadyMAD) / float64(s.Steady)
+}
+
+// String formats the stats as "median 12.3ms (p10 12.1ms, p90 13.0ms, MAD
+// 1.2%, n=20); steady 12.0ms (MAD 0.4%)".
 func (s Stats) String() string {
-	return fmt.Sprintf("median %v (p10 %v, p90 %v, MAD %.1f%%, n=%d)",
+	str := fmt.Sprintf("median %v (p10 %v, p90 %v, MAD %.1f%%, n=%d)",
 		round(s.Median), round(s.P10), round(s.P90), 100*s.RelSpread(), s.N)
+	if s.Steady > 0 {
+		str += fmt.Sprintf("; steady %v (MAD %.1f%%)", round(s.Steady), 100*s.SteadySpread())
+	}
+	return str
 }
 
 func round(d time.Duration) time.Duration {
@@ -114,6 +153,21 @@ func Summarize(samples []time.Duration) Stats {
 	}
 }
 
+// summarizeRuns computes Stats from samples in run order (left unchanged),
+// including the block statistics over blocks of k runs.
+func summarizeRuns(samples []time.Duration, k int) Stats {
+	st := Summarize(append([]time.Duration(nil), samples...))
+	var mins []time.Duration
+	for s := 0; s+k <= len(samples); s += k {
+		mins = append(mins, minOf(samples[s:s+k]))
+	}
+	if len(mins) > 0 {
+		m := Summarize(mins)
+		st.Steady, st.SteadyMAD = m.Median, m.MAD
+	}
+	return st
+}
+
 // quantile interpolates linearly between the elements of sorted.
 func quantile[T ~int64 | ~float64](sorted []T, q float64) T {
 	if len(sorted) == 1 {
@@ -127,8 +181,9 @@ func quantile[T ~int64 | ~float64](sorted []T, q float64) T {
 }
 
 // Measure times s on inputs: Warmup discarded runs, then at least Runs
-// timed runs, continuing until the relative spread is under MaxSpread or
-// MaxRuns / MaxTime is reached. progress, if non-nil, is called after each
+// timed runs, continuing (in whole blocks of BlockRuns runs) until the
+// relative spread of the runs, or of the block minima once there are five
+// blocks, is under MaxSpread, or MaxRuns / MaxTime is reached. progress, if non-nil, is called after each
 // timed run.
 func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, progress func(done int)) (Stats, error) {
 	opts = opts.withDefaults()
@@ -148,11 +203,11 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 		if progress != nil {
 			progress(len(samples))
 		}
-		if len(samples) < opts.Runs {
+		if len(samples) < opts.Runs || len(samples)%opts.BlockRuns != 0 {
 			continue
 		}
-		st := Summarize(append([]time.Duration(nil), samples...))
-		if st.RelSpread() <= opts.MaxSpread {
+		st := summarizeRuns(samples, opts.BlockRuns)
+		if st.RelSpread() <= opts.MaxSpread || (len(samples) >= minMeasureBlocks*opts.BlockRuns && st.SteadySpread() <= opts.MaxSpread) {
 			st.Stable = true
 			return st, nil
 		}
@@ -161,3 +216,7 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 		}
 	}
 }
+
+// minMeasureBlocks is the least number of blocks whose minima Measure
+// trusts as a stable estimate.
+const minMeasureBlocks = 5

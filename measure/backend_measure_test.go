@@ -8,14 +8,16 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-func TestSummarize(t *testing.T) {
-	ms := func(v ...int) []time.Duration {
-		out := make([]time.Duration, len(v))
-		for i, x := range v {
-			out[i] = time.Duration(x) * time.Millisecond
-		}
-		return out
+// ms converts milliseconds to durations.
+func ms(v ...int) []time.Duration {
+	out := make([]time.Duration, len(v))
+	for i, x := range v {
+		out[i] = time.Duration(x) * time.Millisecond
 	}
+	return out
+}
+
+func TestSummarize(t *testing.T) {
 	cases := []struct {
 		in               []time.Duration
 		median, p10, p90 time.Duration
@@ -65,18 +67,18 @@ func (s *sleepSession) Close() error { return nil }
 
 func TestMeasureStopsWhenStable(t *testing.T) {
 	s := &sleepSession{clock: useFakeClock(t), d: 200 * time.Microsecond}
-	st, err := Measure(s, nil, MeasureOptions{Runs: 5, MaxTime: 5 * time.Second, MaxSpread: 0.5}, nil)
+	st, err := Measure(s, nil, MeasureOptions{Runs: 5, BlockRuns: 5, MaxTime: 5 * time.Second, MaxSpread: 0.5}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.N != 5 || st.Median != 200*time.Microsecond || !st.Stable {
+	if st.N != 5 || st.Median != 200*time.Microsecond || st.Steady != st.Median || !st.Stable {
 		t.Errorf("got %+v", st)
 	}
 }
 
 func TestMeasureHonoursCaps(t *testing.T) {
 	s := &sleepSession{clock: useFakeClock(t), d: 100 * time.Microsecond, jitter: 3, r: rand.New(rand.NewPCG(1, 1))}
-	st, err := Measure(s, nil, MeasureOptions{Runs: 5, MaxRuns: 12, MaxSpread: 1e-9}, nil)
+	st, err := Measure(s, nil, MeasureOptions{Runs: 5, MaxRuns: 12, BlockRuns: 4, MaxSpread: 1e-9}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,5 +105,87 @@ func TestCompareDetectsDifference(t *testing.T) {
 	}
 	if same.Ratio < 0.9 || same.Ratio > 1.1 || same.Significant() {
 		t.Errorf("identical sessions: got %v", same)
+	}
+}
+
+// spikySession runs for d (times factor) and, with probability p, is
+// descheduled for up to 3 more multiples of d, as on a machine that other
+// processes share.
+type spikySession struct {
+	clock  *fakeClock
+	d      time.Duration
+	factor float64
+	p      float64
+	r      *rand.Rand
+}
+
+func (s *spikySession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	d := float64(s.d) * s.factor * (1 + 0.002*s.r.Float64())
+	if s.r.Float64() < s.p {
+		d += 3 * float64(s.d) * s.r.Float64()
+	}
+	s.clock.t = s.clock.t.Add(time.Duration(d))
+	return nil, nil
+}
+
+func (s *spikySession) Close() error { return nil }
+
+// TestCompareResistsSpikes checks that block minima keep the ratio exact
+// when a third of all runs are slowed by other tenants, and that a 3%
+// slowdown is detected while equal sessions are not told apart.
+func TestCompareResistsSpikes(t *testing.T) {
+	clock := useFakeClock(t)
+	cases := []struct {
+		name        string
+		factor      float64
+		lo, hi      float64
+		significant bool
+	}{
+		{"same", 1, 0.995, 1.005, false},
+		{"3% slower", 1.03, 1.02, 1.04, true},
+		{"3% faster", 1 / 1.03, 0.96, 0.98, true},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(i), 7))
+			a := &spikySession{clock: clock, d: time.Millisecond, factor: 1, p: 0.3, r: r}
+			b := &spikySession{clock: clock, d: time.Millisecond, factor: c.factor, p: 0.3, r: r}
+			cmp, err := Compare(a, b, nil, nil, MeasureOptions{Warmup: 1, Runs: 20, BlockRuns: 4})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmp.Ratio < c.lo || cmp.Ratio > c.hi || cmp.Significant() != c.significant {
+				t.Errorf("want ratio in [%.3f, %.3f], significant %v; got %v", c.lo, c.hi, c.significant, cmp)
+			}
+			if cmp.RatioHi-cmp.RatioLo > 0.02*cmp.Ratio {
+				t.Errorf("99%% CI wider than 2%%: %v", cmp)
+			}
+			if cmp.Blocks < minCompareBlocks || cmp.Pairs != cmp.Blocks*4 {
+				t.Errorf("want at least %d whole blocks of 4 runs: %v", minCompareBlocks, cmp)
+			}
+			if got := float64(cmp.A.Steady) / float64(time.Millisecond); got < 0.999 || got > 1.003 {
+				t.Errorf("steady latency of A %v, want 1ms", cmp.A.Steady)
+			}
+		})
+	}
+}
+
+func TestBlockStatistics(t *testing.T) {
+	a := ms(5, 9, 4, 4, 8, 6, 6, 7, 1)
+	b := ms(10, 8, 12, 20, 9, 9, 30, 9, 1)
+	got := blockRatios(a, b, 4)
+	want := []float64{2, 1.5}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("block ratios: got %v, want %v (the last, incomplete block left out)", got, want)
+	}
+	st := summarizeRuns(a, 4)
+	if st.Steady != 5*time.Millisecond || st.SteadyMAD != time.Millisecond || st.N != 9 || st.Min != time.Millisecond {
+		t.Errorf("got %+v", st)
+	}
+	if a[0] != 5*time.Millisecond || a[8] != time.Millisecond {
+		t.Error("summarizeRuns reordered its input")
+	}
+	if s := summarizeRuns(a[:3], 4); s.Steady != 0 || s.SteadySpread() != 0 {
+		t.Errorf("no complete block: got %+v", s)
 	}
 }

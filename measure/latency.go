@@ -16,13 +16,20 @@ type LatencyModel interface {
 	Latency(m *graph.Model) (Stats, error)
 }
 
-// NewLatencyModel returns the latency model called name: "cost" for the
-// per-op cost model, otherwise measurement on the backend of that name.
+// NewLatencyModel returns the latency model called name: a registered
+// estimating model ("profile" once measure/ort is imported), "cost" for
+// the per-op cost model, otherwise measurement on the backend of that name.
 // Results are cached by the graph's canonical hash, so a graph is never
 // timed twice by the same LatencyModel.
 func NewLatencyModel(name string, bo BackendOptions, mo MeasureOptions) (LatencyModel, error) {
 	var inner LatencyModel
-	if name == "cost" {
+	if f, ok := latencyModels[name]; ok {
+		lm, err := f(bo, mo)
+		if err != nil {
+			return nil, err
+		}
+		inner = lm
+	} else if name == "cost" {
 		cm, err := NewCostModel(CostOptions{Backend: bo})
 		if err != nil {
 			return nil, err
@@ -36,6 +43,21 @@ func NewLatencyModel(name string, bo BackendOptions, mo MeasureOptions) (Latency
 		inner = &Measured{Backend: be, Options: mo}
 	}
 	return &cachedLatency{inner: inner, cache: make(map[graph.Hash]Stats)}, nil
+}
+
+// LatencyModelFactory makes a latency model from the backend and
+// measurement options.
+type LatencyModelFactory func(bo BackendOptions, mo MeasureOptions) (LatencyModel, error)
+
+var latencyModels = map[string]LatencyModelFactory{}
+
+// RegisterLatencyModel makes an estimating latency model available to
+// NewLatencyModel under name (measure/ort registers "profile").
+func RegisterLatencyModel(name string, f LatencyModelFactory) {
+	if _, dup := latencyModels[name]; dup {
+		panic("measure: latency model " + name + " registered twice")
+	}
+	latencyModels[name] = f
 }
 
 // Measured times models end to end on a backend with seeded random inputs.

@@ -22,9 +22,12 @@ func NewCmdCompare(s IO, runF func(*compareOptions) error) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "compare A.onnx B.onnx",
 		Short: "Compare the latency of two models, interleaved run by run",
-		Long: `compare times two models alternately on the same random inputs (A B B A ...), so
-that a busy or drifting machine affects both alike, and prints the median ratio
-latency(B)/latency(A) with the p10-p90 range of the per-pair ratios as its spread.`,
+		Long: `compare times two models alternately on the same random inputs, in blocks of
+--block runs of each in A B B A order, so that a busy or drifting machine affects both
+alike. Each block counts with its fastest run of each model (other processes only add
+time), and compare prints the median block ratio latency(B)/latency(A) with its 99%
+confidence interval, timing until that interval is within --precision or --max-time.
+The CPU-time ratio is printed as a cross-check.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.A, opts.B = args[0], args[1]

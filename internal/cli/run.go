@@ -25,7 +25,8 @@ func NewCmdRun(s IO, runF func(*runOptions) error) *cobra.Command {
 		Long: `run executes a model on seeded random inputs and prints the latency distribution
 (median, p10, p90). Timing continues past --runs until the spread is small or
 --max-time is reached. --runtime cost prints the cost model's estimate instead: the
-sum of per-operator times, each operator configuration timed once in isolation.`,
+sum of per-operator times, each operator configuration timed once in isolation;
+--runtime profile prints the time of a session profiled by ONNX Runtime.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Model = args[0]
@@ -65,6 +66,18 @@ func runRun(o *runOptions) error {
 			return fmt.Errorf("%s: %w", o.Model, err)
 		}
 		fmt.Fprintf(o.IO.Out, "runtime cost: estimated %v (sum over %d nodes, %d distinct op configurations)\n", st.Median, st.N, cm.Entries())
+		return nil
+	}
+	if name == "profile" {
+		lm, err := measure.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
+		if err != nil {
+			return err
+		}
+		st, err := lm.Latency(m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", o.Model, err)
+		}
+		fmt.Fprintf(o.IO.Out, "runtime profile: estimated %v (ONNX Runtime's profile of the whole session)\n", st.Median)
 		return nil
 	}
 	be, err := o.Runtime.backend()

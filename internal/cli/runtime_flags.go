@@ -18,13 +18,16 @@ type runtimeOptions struct {
 	Runs     int
 	Warmup   int
 	MaxTime  time.Duration
+	// Block and Precision: see measure.MeasureOptions.BlockRuns and Precision.
+	Block     int
+	Precision float64
 }
 
 func (o *runtimeOptions) addFlags(c *cobra.Command, withCost bool) {
 	f := c.Flags()
 	names := "go, ort"
 	if withCost {
-		names += ", cost"
+		names += ", cost, profile"
 	}
 	f.StringVar(&o.Runtime, "runtime", "", "backend: "+names+" (default ort when installed, else go)")
 	f.IntVar(&o.Threads, "threads", 0, "intra-op threads (0 = all cores)")
@@ -32,6 +35,8 @@ func (o *runtimeOptions) addFlags(c *cobra.Command, withCost bool) {
 	f.IntVar(&o.Runs, "runs", 20, "minimum number of timed runs")
 	f.IntVar(&o.Warmup, "warmup", 3, "untimed warm-up runs")
 	f.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "stop timing after this long even if the spread is still high")
+	f.IntVar(&o.Block, "block", 8, "runs per block; each block counts with its fastest run, which filters out interference from other processes")
+	f.Float64Var(&o.Precision, "precision", 0.01, "compare: time until the 99% confidence interval of the ratio is within this fraction of it")
 }
 
 func (o *runtimeOptions) validate(withCost bool) error {
@@ -41,17 +46,23 @@ func (o *runtimeOptions) validate(withCost bool) error {
 	if o.Warmup < 0 {
 		return usagef("--warmup must not be negative, got %d", o.Warmup)
 	}
+	if o.Block < 1 {
+		return usagef("--block must be at least 1, got %d", o.Block)
+	}
+	if o.Precision <= 0 || o.Precision >= 1 {
+		return usagef("--precision must be in (0, 1), got %g", o.Precision)
+	}
 	if o.Threads < 0 {
 		return usagef("--threads must not be negative, got %d", o.Threads)
 	}
 	switch o.Runtime {
 	case "", "go", "ort":
-	case "cost":
+	case "cost", "profile":
 		if !withCost {
-			return usagef("--runtime cost only estimates latency; this command needs go or ort")
+			return usagef("--runtime %s only estimates latency; this command needs go or ort", o.Runtime)
 		}
 	default:
-		return usagef("--runtime %q: want go, ort or cost", o.Runtime)
+		return usagef("--runtime %q: want go, ort, cost or profile", o.Runtime)
 	}
 	switch o.OptLevel {
 	case "all", "extended", "basic", "disable":
@@ -73,7 +84,7 @@ func (o *runtimeOptions) backendOptions() measure.BackendOptions {
 }
 
 func (o *runtimeOptions) measureOptions() measure.MeasureOptions {
-	return measure.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime}
+	return measure.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime, BlockRuns: o.Block, Precision: o.Precision}
 }
 
 // measurement returns the measurement settings of the flags.

@@ -1,0 +1,198 @@
+// Command costcheck compares latency estimates with measured ONNX Runtime
+// latency on models: the per-op cost model ("cost"), the in-session profile
+// model ("profile") on each model itself, and the profile model on a
+// rewritten candidate of each model (a few random rewrites away), costed
+// from the model's profile plus what the rewrites changed, without
+// profiling the candidate. It prints a markdown table; scripts/perf-cost
+// runs it on the zoo.
+//
+//	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [zoo names or .onnx files]
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/measure/ort"
+	"github.com/xrl-dev/xrl/models"
+	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/rules"
+)
+
+func main() {
+	steps := flag.Int("steps", 4, "random rewrites applied to make each candidate")
+	noCost := flag.Bool("no-cost", false, "skip the per-op cost model (slow on large models)")
+	threads := flag.Int("threads", 0, "ONNX Runtime intra-op threads (0 = all cores)")
+	seed := flag.Uint64("seed", 1, "seed of the random rewrites")
+	flag.Parse()
+	names := flag.Args()
+	if len(names) == 0 {
+		names = models.Names()
+	}
+	if err := run(names, *steps, !*noCost, *threads, *seed); err != nil {
+		fmt.Fprintln(os.Stderr, "costcheck:", err)
+		os.Exit(1)
+	}
+}
+
+func load(name string) (*graph.Model, error) {
+	if strings.HasSuffix(name, ".onnx") {
+		m, err := onnx.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.Graph.BindShapes(nil); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		return m, nil
+	}
+	return models.Build(name, models.PresetCPU, models.Overrides{})
+}
+
+func run(names []string, steps int, withCost bool, threads int, seed uint64) error {
+	bo := measure.BackendOptions{Threads: threads}
+	be, err := ort.New(bo)
+	if err != nil {
+		return err
+	}
+	set, err := rules.Load()
+	if err != nil {
+		return err
+	}
+	var cm *measure.CostModel
+	if withCost {
+		if cm, err = measure.NewCostModel(measure.CostOptions{Base: "ort", Backend: bo}); err != nil {
+			return err
+		}
+	}
+	meas := &measure.Measured{Backend: be, Options: measure.MeasureOptions{Warmup: 3, Runs: 40}}
+	steady := func(m *graph.Model) (time.Duration, error) {
+		st, err := meas.Latency(m)
+		if err != nil {
+			return 0, err
+		}
+		return st.Steady, nil
+	}
+	v, err := ort.Version()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("ONNX Runtime %s, intra-op threads %d (0 = all cores), candidates %d random rewrites away (seed %d)\n\n", v, threads, steps, seed)
+	fmt.Println("| model | nodes | measured ms | cost model ms | cost error | profile ms | profile error | candidate: rewrites, nodes changed | candidate measured ms | candidate profile-delta ms | candidate error |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, name := range names {
+		m, err := load(name)
+		if err != nil {
+			return err
+		}
+		folded, _, err := rewrite.Fold(m.Graph, executor.Evaluate)
+		if err != nil {
+			return fmt.Errorf("%s: folding: %w", name, err)
+		}
+		start := &graph.Model{Graph: folded, IRVersion: m.IRVersion, Opsets: m.Opsets}
+		// A profile model that never re-profiles, to check the delta costing.
+		pm := measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9})
+		prof, _, err := pm.Estimate(start)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		got, err := steady(start)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		costCell, costErr := "-", "-"
+		if cm != nil {
+			st, err := cm.Latency(start)
+			if err != nil {
+				return fmt.Errorf("%s: cost model: %w", name, err)
+			}
+			costCell, costErr = ms(st.Median), pct(st.Median, got)
+		}
+		cand, applied, err := walk(start, set, steps, seed)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		candCells := "none | - | - | -"
+		if applied > 0 {
+			est, _, err := pm.Estimate(cand)
+			if err != nil {
+				return fmt.Errorf("%s candidate: %w", name, err)
+			}
+			cm, err := steady(cand)
+			if err != nil {
+				return fmt.Errorf("%s candidate: %w", name, err)
+			}
+			candCells = fmt.Sprintf("%d, %d | %s | %s | %s", applied, changedNodes(start.Graph, cand.Graph), ms(cm), ms(est), pct(est, cm))
+		}
+		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", filepath.Base(name), len(folded.Nodes), ms(got), costCell, costErr, ms(prof), pct(prof, got), candCells)
+	}
+	return nil
+}
+
+// walk applies up to steps seeded random rewrites.
+func walk(start *graph.Model, set *rules.Set, steps int, seed uint64) (*graph.Model, int, error) {
+	r := rand.New(rand.NewPCG(seed, 17))
+	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(start.Graph.Nodes), Eval: executor.Evaluate})
+	g := start.Graph
+	applied := 0
+	for i := 0; i < steps; i++ {
+		cands, err := eng.Candidates(g)
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(cands) == 0 {
+			break
+		}
+		g = cands[r.IntN(len(cands))].Graph
+		applied++
+	}
+	out := *start
+	out.Graph = g
+	return &out, applied, nil
+}
+
+// changedNodes counts the nodes of b whose operator configuration a lacks
+// (as a multiset), plus the nodes of a that b lacks.
+func changedNodes(a, b *graph.Graph) int {
+	key := func(n *graph.Node) string {
+		var s strings.Builder
+		s.WriteString(n.Op)
+		for _, in := range n.Inputs {
+			if in != nil {
+				fmt.Fprintf(&s, "|%v", in.Shape)
+			}
+		}
+		return s.String()
+	}
+	count := map[string]int{}
+	for _, n := range a.Nodes {
+		count[key(n)]++
+	}
+	changed := 0
+	for _, n := range b.Nodes {
+		if count[key(n)] > 0 {
+			count[key(n)]--
+		} else {
+			changed++
+		}
+	}
+	for _, c := range count {
+		changed += c
+	}
+	return changed
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/1e6) }
+
+func pct(est, got time.Duration) string {
+	return fmt.Sprintf("%+.1f%%", 100*(float64(est)/float64(got)-1))
+}

@@ -1,0 +1,161 @@
+package ort
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+)
+
+func init() {
+	measure.RegisterLatencyModel("profile", func(bo measure.BackendOptions, _ measure.MeasureOptions) (measure.LatencyModel, error) {
+		b, err := New(bo)
+		if err != nil {
+			return nil, err
+		}
+		return measure.NewProfileModel(b, measure.ProfileOptions{}), nil
+	})
+}
+
+// Profile runs m in a session with ONNX Runtime's profiler on: warmup
+// runs, then runs profiled runs. It returns the mean per-node kernel times
+// of the fastest quarter of the profiled runs (the runs other processes
+// disturbed least) and the steady end-to-end latency of m measured in a
+// session without the profiler (measure.Measure, at least 40 runs).
+func (b *Backend) Profile(m *graph.Model, warmup, runs int) (*measure.Profile, error) {
+	if runs < 1 {
+		return nil, fmt.Errorf("profiling needs at least one run, got %d", runs)
+	}
+	dir, err := os.MkdirTemp("", "xrl-profile-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	s, err := b.load(m, filepath.Join(dir, "trace"))
+	if err != nil {
+		return nil, err
+	}
+	in, err := measure.RandomInputs(m.Graph, 1)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	for i := 0; i < warmup+runs; i++ {
+		if err := s.RunDiscard(in); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	// ONNX Runtime writes the trace when the session is destroyed.
+	if err := s.Close(); err != nil {
+		return nil, err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "trace*.json"))
+	if err != nil || len(files) != 1 {
+		return nil, fmt.Errorf("ONNX Runtime wrote no profile trace in %s (%v)", dir, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return nil, err
+	}
+	p, err := parseTrace(data, warmup)
+	if err != nil {
+		return nil, fmt.Errorf("ONNX Runtime profile trace: %w", err)
+	}
+	// The profiler adds several microseconds per node to a run (outside
+	// the kernel times): the end-to-end time comes from a session without
+	// it.
+	plain, err := b.load(m, "")
+	if err != nil {
+		return nil, err
+	}
+	defer plain.Close()
+	st, err := measure.Measure(plain, in, measure.MeasureOptions{Warmup: warmup, Runs: max(runs, 40)}, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.Total = st.Steady
+	if p.Total == 0 {
+		p.Total = st.Median
+	}
+	return p, nil
+}
+
+// traceEvent is one event of ONNX Runtime's Chrome-format trace.
+type traceEvent struct {
+	Cat  string  `json:"cat"`
+	Name string  `json:"name"`
+	Ts   float64 `json:"ts"`  // microseconds
+	Dur  float64 `json:"dur"` // microseconds
+	Args struct {
+		OpName string `json:"op_name"`
+	} `json:"args"`
+}
+
+// kernelSuffix ends the name of a node's kernel event.
+const kernelSuffix = "_kernel_time"
+
+// parseTrace reduces a trace to per-node times: runs are the "model_run"
+// session events; the first skip are dropped; of the rest, the fastest
+// quarter (at least one) is averaged.
+func parseTrace(data []byte, skip int) (*measure.Profile, error) {
+	var events []traceEvent
+	if err := json.Unmarshal(data, &events); err != nil {
+		return nil, err
+	}
+	type run struct {
+		start, end float64
+		nodes      map[string]float64
+	}
+	var runs []*run
+	for _, e := range events {
+		if e.Cat == "Session" && e.Name == "model_run" {
+			runs = append(runs, &run{start: e.Ts, end: e.Ts + e.Dur, nodes: map[string]float64{}})
+		}
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].start < runs[j].start })
+	if len(runs) <= skip {
+		return nil, fmt.Errorf("%d runs recorded, want more than %d", len(runs), skip)
+	}
+	ops := map[string]string{}
+	var order []string
+	for _, e := range events {
+		if e.Cat != "Node" || !strings.HasSuffix(e.Name, kernelSuffix) {
+			continue
+		}
+		i := sort.Search(len(runs), func(i int) bool { return runs[i].end >= e.Ts })
+		if i == len(runs) || runs[i].start > e.Ts {
+			continue
+		}
+		name := strings.TrimSuffix(e.Name, kernelSuffix)
+		if _, ok := ops[name]; !ok {
+			ops[name] = e.Args.OpName
+			order = append(order, name)
+		}
+		runs[i].nodes[name] += e.Dur
+	}
+	timed := runs[skip:]
+	sort.SliceStable(timed, func(i, j int) bool { return timed[i].end-timed[i].start < timed[j].end-timed[j].start })
+	keep := timed[:max(1, len(timed)/4)]
+	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
+	p := &measure.Profile{}
+	var total float64
+	for _, r := range keep {
+		total += r.end - r.start
+	}
+	p.Total = us(total / float64(len(keep)))
+	for _, name := range order {
+		var sum float64
+		for _, r := range keep {
+			sum += r.nodes[name]
+		}
+		p.Nodes = append(p.Nodes, measure.NodeTime{Name: name, Op: ops[name], Time: us(sum / float64(len(keep)))})
+	}
+	return p, nil
+}

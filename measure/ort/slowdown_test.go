@@ -1,0 +1,84 @@
+package ort
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+)
+
+// matmulChain is x (32x128) through layers MatMuls with distinct 128x128
+// weights: every layer costs the same, so layers+1 layers cost 1/layers
+// more.
+func matmulChain(t testing.TB, layers int) *graph.Model {
+	t.Helper()
+	r := rand.New(rand.NewPCG(5, 6))
+	b := graph.NewBuilder("chain")
+	x := b.Input("x", graph.Float32, 32, 128)
+	for i := 0; i < layers; i++ {
+		w := randTensor(r, 128, 128)
+		x = b.Op("MatMul", []*graph.Value{x, b.Const(fmt.Sprintf("w%d", i), w)}, nil)
+	}
+	b.Output(x)
+	g, err := b.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &graph.Model{Graph: g}
+}
+
+// TestDetectsThreePercent compares a 32-layer MatMul chain with itself and
+// with the same chain plus one layer (3.1% more work), interleaved in ONNX
+// Runtime on one thread. The machine may be shared with other work, so a
+// failed attempt is repeated up to three times; each attempt stops as soon
+// as its 99% interval is within 0.5%.
+func TestDetectsThreePercent(t *testing.T) {
+	be, err := New(measure.BackendOptions{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(m *graph.Model) measure.Session {
+		s, err := be.Load(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	base := matmulChain(t, 32)
+	a, a2, b := load(base), load(base), load(matmulChain(t, 33))
+	in, err := measure.RandomInputs(base.Graph, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := measure.MeasureOptions{Warmup: 5, Runs: 96, Precision: 0.005, MaxTime: 5 * time.Second}
+	cases := []struct {
+		name        string
+		other       measure.Session
+		lo, hi      float64
+		significant bool
+	}{
+		{"itself", a2, 0.99, 1.01, false},
+		{"one more layer", b, 1.01, 1.06, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var last measure.Comparison
+			for attempt := 1; attempt <= 3; attempt++ {
+				cmp, err := measure.Compare(a, c.other, in, in, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("attempt %d: %v", attempt, cmp)
+				last = cmp
+				if cmp.Ratio >= c.lo && cmp.Ratio <= c.hi && cmp.Significant() == c.significant {
+					return
+				}
+			}
+			t.Errorf("want ratio in [%.2f, %.2f] with significant=%v in one of 3 attempts; last: %v", c.lo, c.hi, c.significant, last)
+		})
+	}
+}
