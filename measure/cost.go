@@ -150,16 +150,18 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	return d, nil
 }
 
-// constantInputs reports whether every input of n is a constant (rewrites
-// create such nodes, e.g. concatenating the weights of merged
-// convolutions).
+// constantInputs reports whether every input of n (including the values
+// its subgraphs read) is a constant: rewrites create such nodes (e.g.
+// concatenating the weights of merged convolutions), exporters emit them
+// (ConstantOfShape of a constant shape), and ONNX Runtime folds them when
+// it loads the model, opaque or not.
 func constantInputs(n *graph.Node) bool {
-	for _, in := range n.Inputs {
+	for _, in := range n.AllInputs() {
 		if in != nil && in.Const == nil {
 			return false
 		}
 	}
-	return !n.IsOpaque()
+	return true
 }
 
 // foldable reports whether every input of n is a constant or an output of

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
 )
@@ -71,7 +72,7 @@ func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Graph.BindShapes(bind); err != nil {
+	if _, err := measure.BindShapes(m, bind); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := m.Graph.Validate(); err != nil {
