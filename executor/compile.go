@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // compiler holds compile-time state.
@@ -96,11 +97,11 @@ func (c *compiler) valueSlot(n *graph.Node, v *graph.Value) (int, error) {
 // input is constant.
 func (c *compiler) addNode(n *graph.Node) error {
 	if n.IsOpaque() || n.Schema() == nil {
-		return fmt.Errorf("%v: op is not supported by the Go executor", n)
+		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
 	}
 	f := kernelTable[n.Op]
 	if f == nil || (n.Domain != "" && n.Domain != "ai.onnx") {
-		return fmt.Errorf("%v: op is not supported by the Go executor", n)
+		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
 	}
 	ni := &nodeInfo{node: n, threads: c.e.opts.Threads}
 	st := step{node: n}

@@ -114,6 +114,13 @@ func checkPresent(vs []*Value, specs []InputSpec, what string) error {
 // changing input shapes by hand, clear ShapeKnown and DType on node outputs
 // first.
 func (g *Graph) InferShapes() error {
+	return g.inferAll(nil)
+}
+
+// inferAll is InferShapes; when fallback is not nil, a node whose inference
+// fails is handed to it with the error, and inference goes on when it
+// returns nil (having set the node's output types).
+func (g *Graph) inferAll(fallback func(*Node, error) error) error {
 	for i, n := range g.Nodes {
 		if n == nil {
 			return fmt.Errorf("node %d is nil", i)
@@ -148,7 +155,12 @@ func (g *Graph) InferShapes() error {
 	}
 	for _, n := range g.Nodes {
 		if err := inferChecked(n); err != nil {
-			return err
+			if fallback == nil {
+				return err
+			}
+			if err := fallback(n, err); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -139,6 +139,12 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	}
 	meas := &Measured{Backend: c.base, Options: c.measure}
 	st, err := meas.Latency(single)
+	if err != nil && dataDependent(single) {
+		// Random data is not a valid shape/index for this op, and its
+		// value is not known before run time: charge the least time (such
+		// ops move a few integers).
+		st, err = Stats{Median: overhead + minOpTime}, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("timing %v alone: %w", n, err)
 	}
@@ -150,16 +156,18 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	return d, nil
 }
 
-// constantInputs reports whether every input of n is a constant (rewrites
-// create such nodes, e.g. concatenating the weights of merged
-// convolutions).
+// constantInputs reports whether every input of n (including the values
+// its subgraphs read) is a constant: rewrites create such nodes (e.g.
+// concatenating the weights of merged convolutions), exporters emit them
+// (ConstantOfShape of a constant shape), and ONNX Runtime folds them when
+// it loads the model, opaque or not.
 func constantInputs(n *graph.Node) bool {
-	for _, in := range n.Inputs {
+	for _, in := range n.AllInputs() {
 		if in != nil && in.Const == nil {
 			return false
 		}
 	}
-	return !n.IsOpaque()
+	return true
 }
 
 // foldable reports whether every input of n is a constant or an output of
@@ -174,6 +182,17 @@ func foldable(n *graph.Node, folded map[*graph.Value]bool) bool {
 		}
 	}
 	return true
+}
+
+// dataDependent reports whether the single-op model m reads an integer
+// input that is not a constant (a shape or index computed at run time).
+func dataDependent(m *graph.Model) bool {
+	for _, in := range m.Graph.Inputs {
+		if in.Const == nil && !in.DType.IsFloat() {
+			return true
+		}
+	}
+	return false
 }
 
 // minOpTime is the least time charged for an op whose measured time is
@@ -250,6 +269,11 @@ func singleOpModel(m *graph.Model, n *graph.Node) (*graph.Model, error) {
 			return c
 		}
 		c := &graph.Value{Name: v.Name, DType: v.DType, Shape: v.Shape.Clone(), ShapeKnown: v.ShapeKnown, Const: v.Const}
+		if c.Const == nil && v.Known != nil && !v.DType.IsFloat() {
+			// A computed shape, axis list or index: random data would
+			// not be a valid one, so time the op on its real value.
+			c.Const = v.Known
+		}
 		vm[v] = c
 		return c
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/sysmem"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
@@ -39,7 +40,7 @@ func LoadBound(path string, shapes map[string][]int) (*graph.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Graph.BindShapes(shapes); err != nil {
+	if _, err := measure.BindShapes(m, shapes); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := m.Graph.Validate(); err != nil {

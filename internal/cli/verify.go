@@ -69,19 +69,15 @@ func verifyRun(o *verifyOptions) error {
 		return err
 	}
 	failed := false
-	for _, name := range o.Runtimes {
-		be, err := measure.NewBackend(name, measure.BackendOptions{})
-		if err != nil {
-			return err
-		}
-		res, err := measure.Verify(be, ma, mb, measure.VerifyOptions{Seeds: o.Seeds, Tolerance: o.Tolerance})
-		if err != nil {
-			return fmt.Errorf("verify on %s: %w", name, err)
-		}
-		fmt.Fprintf(o.IO.Out, "%-4s %v\n", name, res)
-		if !res.OK {
+	results, err := measure.VerifyRuntimes(o.Runtimes, ma, mb, measure.VerifyOptions{Seeds: o.Seeds, Tolerance: o.Tolerance})
+	for _, r := range results {
+		fmt.Fprintln(o.IO.Out, r)
+		if r.Skipped == nil && !r.Result.OK {
 			failed = true
 		}
+	}
+	if err != nil {
+		return err
 	}
 	if failed {
 		return errVerifyFailed

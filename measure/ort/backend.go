@@ -110,14 +110,17 @@ func (b *Backend) load(m *graph.Model, profilePrefix string) (*session, error) {
 			inputs = append(inputs, v)
 		}
 	}
-	for _, v := range g.Outputs {
+	outTypes := make([]graph.DType, len(g.Outputs))
+	outScalar := make([]bool, len(g.Outputs))
+	for i, v := range g.Outputs {
 		outNames = append(outNames, v.Name)
+		outTypes[i], outScalar[i] = v.DType, v.ShapeKnown && len(v.Shape) == 0
 	}
 	s, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inNames, outNames, opts)
 	if err != nil {
 		return nil, fmt.Errorf("ONNX Runtime rejected the model: %w", err)
 	}
-	return &session{s: s, inputs: inputs, outNames: outNames}, nil
+	return &session{s: s, inputs: inputs, outNames: outNames, outTypes: outTypes, outScalar: outScalar}, nil
 }
 
 // session is one ONNX Runtime session. Input tensors are converted once per
@@ -127,6 +130,10 @@ type session struct {
 	s        *ortgo.DynamicAdvancedSession
 	inputs   []*graph.Value
 	outNames []string
+	// outTypes and outScalar give each output's dtype and whether it is
+	// rank 0 (such outputs are pre-allocated as Scalar values).
+	outTypes  []graph.DType
+	outScalar []bool
 
 	cachedFrom []*graph.Tensor
 	cached     []ortgo.Value
@@ -141,11 +148,14 @@ func (s *session) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, er
 		return nil, err
 	}
 	if len(vals) == 0 {
-		// onnxruntime_go indexes the first input unconditionally.
-		return nil, fmt.Errorf("ONNX Runtime backend: models without inputs cannot be run (all inputs are constants)")
+		return nil, errNoInputs
 	}
-	outs := make([]ortgo.Value, len(s.outNames))
+	outs, err := scalarOutputs(s.outTypes, s.outScalar)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.s.Run(vals, outs); err != nil {
+		destroyAll(outs)
 		return nil, fmt.Errorf("ONNX Runtime: %w", err)
 	}
 	res := make(map[string]*graph.Tensor, len(outs))
@@ -173,8 +183,15 @@ func (s *session) RunDiscard(in map[string]*graph.Tensor) error {
 	if err != nil {
 		return err
 	}
-	outs := make([]ortgo.Value, len(s.outNames))
+	if len(vals) == 0 {
+		return errNoInputs
+	}
+	outs, err := scalarOutputs(s.outTypes, s.outScalar)
+	if err != nil {
+		return err
+	}
 	if err := s.s.Run(vals, outs); err != nil {
+		destroyAll(outs)
 		return fmt.Errorf("ONNX Runtime: %w", err)
 	}
 	destroyAll(outs)
@@ -224,6 +241,9 @@ func (s *session) dropCache() {
 	destroyAll(s.cached)
 	s.cached, s.cachedFrom = nil, nil
 }
+
+// errNoInputs: onnxruntime_go indexes the first input unconditionally.
+var errNoInputs = fmt.Errorf("ONNX Runtime backend: models without inputs cannot be run (all inputs are constants)")
 
 func destroyAll(vs []ortgo.Value) {
 	for _, v := range vs {

@@ -24,6 +24,9 @@ func newORT[T ortgo.TensorData](shape []int, data []T) (ortgo.Value, error) {
 
 // toORT copies a graph tensor into a new ONNX Runtime tensor.
 func toORT(t *graph.Tensor) (ortgo.Value, error) {
+	if len(t.Shape) == 0 {
+		return newScalar(t)
+	}
 	switch d := t.Data.(type) {
 	case []float32:
 		return newORT(t.Shape, d)
@@ -69,6 +72,9 @@ func fromTyped[T any](dt graph.DType, shape ortgo.Shape, data []T) *graph.Tensor
 
 // fromORT copies an ONNX Runtime output into a graph tensor.
 func fromORT(v ortgo.Value) (*graph.Tensor, error) {
+	if t, ok := fromORTScalar(v); ok {
+		return t, nil
+	}
 	switch t := v.(type) {
 	case *ortgo.Tensor[float32]:
 		return fromTyped(graph.Float32, t.GetShape(), t.GetData()), nil

@@ -1,0 +1,58 @@
+package measure
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// RuntimeResult is the outcome of verifying two models on one runtime.
+type RuntimeResult struct {
+	// Runtime is the backend name ("go", "ort").
+	Runtime string
+	// Result is the comparison; meaningless when Skipped is set.
+	Result VerifyResult
+	// Skipped is set when the runtime cannot run the models (an op it
+	// does not implement).
+	Skipped *UnsupportedOpError
+}
+
+// String renders the result as one line.
+func (r RuntimeResult) String() string {
+	if r.Skipped != nil {
+		return fmt.Sprintf("not verified on %s (cannot run the models): %v", r.Runtime, r.Skipped)
+	}
+	return fmt.Sprintf("verified on %s: %v", r.Runtime, r.Result)
+}
+
+// VerifyRuntimes checks b against a on each named runtime. A runtime that
+// cannot run the models (*UnsupportedOpError, e.g. an op outside the Go
+// executor) is skipped and reported, so that an op xrl cannot execute does
+// not block verification where ONNX Runtime can; it is an error when no
+// runtime could run them.
+func VerifyRuntimes(names []string, a, b *graph.Model, opts VerifyOptions) ([]RuntimeResult, error) {
+	var out []RuntimeResult
+	ran := false
+	for _, name := range names {
+		be, err := NewBackend(name, BackendOptions{})
+		if err != nil {
+			return out, err
+		}
+		res, err := Verify(be, a, b, opts)
+		var un *UnsupportedOpError
+		if errors.As(err, &un) {
+			out = append(out, RuntimeResult{Runtime: name, Skipped: un})
+			continue
+		}
+		if err != nil {
+			return out, fmt.Errorf("verifying on %s: %w", name, err)
+		}
+		ran = true
+		out = append(out, RuntimeResult{Runtime: name, Result: res})
+	}
+	if !ran && len(names) > 0 {
+		return out, fmt.Errorf("no runtime could run the models (tried %v): install ONNX Runtime with scripts/setup", names)
+	}
+	return out, nil
+}

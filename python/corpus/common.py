@@ -1,0 +1,33 @@
+"""Shared helpers for the corpus exporters: seeding and a deterministic export."""
+
+import os
+import random
+
+import torch
+
+
+def seed_all(seed):
+    """Seeds every random source the exporters touch."""
+    random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def export(model, args, path, opset, input_names, output_names, dynamic_axes=None):
+    """Exports model in eval mode to path at the given opset, atomically.
+
+    Export runs with gradients enabled: torch 1.13 cannot export the fused
+    inference fast path of nn.TransformerEncoderLayer under no_grad.
+    """
+    model.eval()
+    tmp = path + ".tmp"
+    torch.onnx.export(
+        model,
+        args,
+        tmp,
+        opset_version=opset,
+        input_names=input_names,
+        output_names=output_names,
+        dynamic_axes=dynamic_axes,
+        do_constant_folding=True,
+    )
+    os.replace(tmp, path)
