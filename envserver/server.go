@@ -42,6 +42,10 @@ type Options struct {
 	MaxEnvs int
 	// Version is reported by GetServerInfo.
 	Version string
+	// Defaults fill the fields a create request leaves empty or zero
+	// (ModelPath, Shapes, Runtime, MaxCandidates, Horizon, FeedbackEvery;
+	// not Seed, for which zero is a valid value).
+	Defaults CreateParams
 }
 
 // Server implements envv1.EnvServiceServer over environments built by a
@@ -95,7 +99,7 @@ func (s *Server) GetServerInfo(context.Context, *envv1.GetServerInfoRequest) (*e
 
 // CreateEnv implements envv1.EnvServiceServer.
 func (s *Server) CreateEnv(ctx context.Context, req *envv1.CreateEnvRequest) (*envv1.CreateEnvResponse, error) {
-	p, err := createParams(req)
+	p, err := createParams(req, s.opts.Defaults)
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
@@ -143,13 +147,31 @@ func (s *Server) fullError() error {
 	return status.Errorf(codes.ResourceExhausted, "the server holds its maximum of %d environments; close some first", s.opts.MaxEnvs)
 }
 
-// createParams validates a create request.
-func createParams(req *envv1.CreateEnvRequest) (CreateParams, error) {
+// createParams validates a create request and fills its empty fields
+// from def.
+func createParams(req *envv1.CreateEnvRequest, def CreateParams) (CreateParams, error) {
 	p := CreateParams{ModelPath: req.GetModelPath(), Runtime: req.GetRuntime(),
 		MaxCandidates: int(req.GetMaxCandidates()), Horizon: int(req.GetHorizon()),
 		FeedbackEvery: int(req.GetFeedbackEvery()), Seed: req.GetSeed()}
 	if p.ModelPath == "" {
-		return p, errors.New("model_path is required")
+		if def.ModelPath == "" {
+			return p, errors.New("model_path is required (the server has no default model)")
+		}
+		p.ModelPath = def.ModelPath
+		if len(req.GetShapes()) == 0 {
+			p.Shapes = def.Shapes
+		}
+	}
+	if p.Runtime == "" {
+		p.Runtime = def.Runtime
+	}
+	for _, f := range []struct {
+		v   *int
+		def int
+	}{{&p.MaxCandidates, def.MaxCandidates}, {&p.Horizon, def.Horizon}, {&p.FeedbackEvery, def.FeedbackEvery}} {
+		if *f.v == 0 {
+			*f.v = f.def
+		}
 	}
 	for _, f := range []struct {
 		name string
@@ -159,7 +181,9 @@ func createParams(req *envv1.CreateEnvRequest) (CreateParams, error) {
 			return p, fmt.Errorf("%s must not be negative, got %d", f.name, f.v)
 		}
 	}
-	p.Shapes = make(map[string][]int, len(req.GetShapes()))
+	if len(req.GetShapes()) > 0 {
+		p.Shapes = make(map[string][]int, len(req.GetShapes()))
+	}
 	for i, sh := range req.GetShapes() {
 		if sh.GetName() == "" {
 			return p, fmt.Errorf("shapes[%d]: the input name is required", i)
@@ -188,9 +212,13 @@ func (s *Server) lookup(id uint64) (*instance, error) {
 	inst, ok := s.envs[id]
 	s.mu.Unlock()
 	if !ok {
-		return nil, status.Errorf(codes.NotFound, "env_id %d: no such environment (never created or already closed)", id)
+		return nil, notFound(id)
 	}
 	return inst, nil
+}
+
+func notFound(id uint64) error {
+	return status.Errorf(codes.NotFound, "env_id %d: no such environment (never created or already closed)", id)
 }
 
 // Reset implements envv1.EnvServiceServer.
@@ -239,7 +267,7 @@ func (s *Server) CloseEnv(ctx context.Context, req *envv1.CloseEnvRequest) (*env
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.envs[req.GetEnvId()]; !ok {
-		return nil, status.Errorf(codes.NotFound, "env_id %d: no such environment (never created or already closed)", req.GetEnvId())
+		return nil, notFound(req.GetEnvId())
 	}
 	delete(s.envs, req.GetEnvId())
 	return &envv1.CloseEnvResponse{}, nil

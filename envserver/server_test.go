@@ -438,3 +438,27 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Errorf("create after shutdown: %v, want Unavailable", err)
 	}
 }
+
+func TestDefaultsFillEmptyFields(t *testing.T) {
+	client, _ := startServer(t, newTestServer(t, Options{Defaults: CreateParams{ModelPath: "chain.onnx", MaxCandidates: 2, Horizon: 3}}))
+	ctx := context.Background()
+	for _, c := range []struct {
+		req               *envv1.CreateEnvRequest
+		maxCands, horizon int32
+		feedback          int32
+	}{
+		{&envv1.CreateEnvRequest{}, 2, 3, env.DefaultFeedbackEvery},
+		{&envv1.CreateEnvRequest{MaxCandidates: 4, FeedbackEvery: 1}, 4, 3, 1},
+		{&envv1.CreateEnvRequest{ModelPath: "other.onnx", Horizon: 9}, 2, 9, env.DefaultFeedbackEvery},
+	} {
+		cr, err := client.CreateEnv(ctx, c.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp := cr.GetSpec()
+		if sp.GetMaxCandidates() != c.maxCands || sp.GetHorizon() != c.horizon || sp.GetFeedbackEvery() != c.feedback {
+			t.Errorf("create %v: spec %d/%d/%d, want %d/%d/%d", c.req, sp.GetMaxCandidates(), sp.GetHorizon(),
+				sp.GetFeedbackEvery(), c.maxCands, c.horizon, c.feedback)
+		}
+	}
+}
