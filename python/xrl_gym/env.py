@@ -117,6 +117,8 @@ class XrlEnv(spaces.EnvBase()):
             sp.edge_dim, sp.global_dim)
         self._mask = np.zeros(sp.num_actions, bool)
         self.last_packed = None
+        #: Size in bytes of the last step's observation on the wire.
+        self.last_message_bytes = 0
 
     # The RPC plumbing.
 
@@ -178,6 +180,7 @@ class XrlEnv(spaces.EnvBase()):
         resp = self._call(self._stub.Step, env_pb2.StepRequest(env_id=self.env_id, action=a), "step",
                           invalid=InvalidActionError)
         self._done = resp.terminated or resp.truncated
+        self.last_message_bytes = resp.observation.ByteSize()
         return (self._observe(resp.observation), resp.reward, resp.terminated, resp.truncated,
                 info_dict(resp.info))
 
