@@ -11,13 +11,13 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 )
 
-// NewCmdEnv returns `xrl env` with its rollout subcommand.
+// NewCmdEnv returns `xrl env` with its rollout and serve subcommands.
 func NewCmdEnv(s IO) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "env",
 		Short: "Drive the reinforcement-learning environment directly",
 	}
-	c.AddCommand(NewCmdEnvRollout(s, nil))
+	c.AddCommand(NewCmdEnvRollout(s, nil), NewCmdEnvServe(s, nil))
 	return c
 }
 
@@ -32,6 +32,8 @@ type envRolloutOptions struct {
 	Horizon       int
 	FeedbackEvery int
 	MaxCandidates int
+	CostCache     string
+	Trace         string
 }
 
 // NewCmdEnvRollout returns `xrl env rollout MODEL.onnx`.
@@ -72,6 +74,8 @@ steps and at the end of each episode.`,
 	f.IntVar(&opts.Horizon, "horizon", env.DefaultHorizon, "steps after which an episode is truncated")
 	f.IntVar(&opts.FeedbackEvery, "feedback-every", env.DefaultFeedbackEvery, "measure latency every N steps")
 	f.IntVar(&opts.MaxCandidates, "max-candidates", env.DefaultMaxCandidates, "candidates shown per step")
+	f.StringVar(&opts.CostCache, "cost-cache", "", "keep the cost model's per-op times in this JSON file (same times across runs)")
+	f.StringVar(&opts.Trace, "trace", "", "write every step (episode, seed, action, reward, rule, ...) to this file as JSON lines")
 	return c
 }
 
@@ -85,7 +89,7 @@ func envRolloutRun(o *envRolloutOptions) error {
 	if name == "" {
 		name = "cost"
 	}
-	lm, err := measure.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
+	lm, err := rewardLatency(name, &o.Runtime, o.CostCache)
 	if err != nil {
 		return err
 	}
@@ -107,12 +111,20 @@ func envRolloutRun(o *envRolloutOptions) error {
 		}
 		agent = &env.GreedyAgent{Env: e, Latency: cost}
 	}
+	var trace *traceAgent
+	if o.Trace != "" {
+		trace = &traceAgent{Agent: agent}
+		agent = trace
+	}
 	w := o.IO.Out
 	fmt.Fprintf(w, "%s: %d nodes, %s agent, %s latency\n", o.Model, len(folded.Nodes), o.Agent, lm.Name())
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "EPISODE\tRETURN\tSTEPS\tSTOP\tLATENCY BEFORE\tBEST\tSPEEDUP\tTIME\t")
 	var sumRet, sumSpeed float64
 	for i := 0; i < o.Episodes; i++ {
+		if trace != nil {
+			trace.episode, trace.seed = i, o.Seed+uint64(i)
+		}
 		ep, err := env.Rollout(e, agent, o.Seed+uint64(i))
 		if err != nil {
 			return err
@@ -127,6 +139,11 @@ func envRolloutRun(o *envRolloutOptions) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if trace != nil {
+		if err := trace.write(o.Trace); err != nil {
+			return err
+		}
 	}
 	n := float64(o.Episodes)
 	fmt.Fprintf(w, "mean return %.2f, mean speedup %.3fx\n", sumRet/n, sumSpeed/n)
