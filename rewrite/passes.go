@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -25,7 +26,7 @@ var Passes = []Pass{
 // ruleverify.SameFunction); it returns an error when they do not.
 type Checker func(before, after *graph.Graph) error
 
-// WithPasses is a Rewriter that offers, before the candidates of Base, the
+// WithPasses is a Rewriter, safe for concurrent use when Base is, that offers, before the candidates of Base, the
 // result of each pass that changes the graph, folded with Eval and
 // accepted only when Check confirms it computes what the graph did. A
 // rejected application is reported in Rejected and not offered.
@@ -35,10 +36,24 @@ type WithPasses struct {
 	Check  Checker
 	Eval   Evaluator
 	// Rejected counts, per pass, applications that failed or that Check
-	// refused (not safe for concurrent Candidates calls).
+	// refused; read it with Failures when Candidates may run concurrently.
 	Rejected map[string]int
 	// LastErr is the latest of those failures.
 	LastErr error
+
+	mu sync.Mutex
+}
+
+// Failures returns a copy of Rejected and LastErr, safe to call while
+// other goroutines generate candidates.
+func (w *WithPasses) Failures() (map[string]int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]int, len(w.Rejected))
+	for k, v := range w.Rejected {
+		out[k] = v
+	}
+	return out, w.LastErr
 }
 
 var _ Rewriter = (*WithPasses)(nil)
@@ -50,11 +65,13 @@ func (w *WithPasses) Candidates(g *graph.Graph) ([]Candidate, error) {
 	for _, p := range w.Passes {
 		c, err := w.apply(p, g)
 		if err != nil {
+			w.mu.Lock()
 			if w.Rejected == nil {
 				w.Rejected = map[string]int{}
 			}
 			w.Rejected[p.Name]++
 			w.LastErr = err
+			w.mu.Unlock()
 			continue
 		}
 		if c == nil || seen[c.Hash] {
