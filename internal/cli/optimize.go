@@ -113,6 +113,9 @@ func (o *optimizeOptions) searchRuntime() string {
 
 func optimizeRun(o *optimizeOptions) error {
 	start := time.Now()
+	if err := checkOutputPath("-o", o.Output); err != nil {
+		return err
+	}
 	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
 	if err != nil {
 		return err

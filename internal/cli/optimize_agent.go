@@ -42,6 +42,9 @@ func (o *optimizeOptions) validateAgent(c *cobra.Command) error {
 // verified and written.
 func optimizeAgentRun(o *optimizeOptions) error {
 	start := time.Now()
+	if err := checkOutputPath("-o", o.Output); err != nil {
+		return err
+	}
 	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
 	if err != nil {
 		return err
