@@ -99,3 +99,79 @@ func TestOpsetRange(t *testing.T) {
 		t.Errorf("opset 1: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestOutputPathCheckedFirst gives optimize outputs it cannot write and
+// expects the error before the search starts.
+func TestOutputPathCheckedFirst(t *testing.T) {
+	dir := fixtures(t)
+	model := filepath.Join(dir, "mlp.onnx")
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, out, want string }{
+		{"missing directory", filepath.Join(tmp, "no", "such", "o.onnx"), "does not exist"},
+		{"a directory", tmp, "is a directory"},
+		{"under a file", filepath.Join(file, "o.onnx"), "not a directory"},
+	}
+	for _, c := range cases {
+		for _, extra := range [][]string{nil, {"--agent", filepath.Join(tmp, "no.ckpt")}} {
+			args := append([]string{"optimize", model, "-o", c.out, "--runtime", "cost"}, extra...)
+			code, stdout, stderr := run(args...)
+			if code != exitError || !strings.Contains(stderr, c.out) || !strings.Contains(stderr, c.want) {
+				t.Errorf("%s %v: exit %d, stderr %q", c.name, extra, code, stderr)
+			}
+			if stdout != "" {
+				t.Errorf("%s %v: the search started: %q", c.name, extra, stdout)
+			}
+		}
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
+		t.Errorf("left %d entries in %s", len(ents), tmp)
+	}
+}
+
+// TestTrainStartAndResume checks that a run failing before its first
+// episode leaves no run directory, and that --resume refuses another
+// model or other input shapes.
+func TestTrainStartAndResume(t *testing.T) {
+	dir := fixtures(t)
+	tmp := t.TempDir()
+	failed := filepath.Join(tmp, "runs", "failed")
+	code, _, stderr := run("train", filepath.Join(dir, "opaque.onnx"), "--runtime", "go", "--episodes", "1", "--out", failed)
+	if code != exitError || !strings.Contains(stderr, "Softplus") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "runs")); err == nil {
+		t.Errorf("a failed start left %s", filepath.Join(tmp, "runs"))
+	}
+
+	out := filepath.Join(tmp, "run")
+	if code, _, stderr := run("train", filepath.Join(dir, "mlp.onnx"), "--episodes", "1", "--horizon", "2", "--out", out); code != exitOK {
+		t.Fatalf("train: exit %d, stderr %q", code, stderr)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "agent.ckpt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"other model", []string{filepath.Join(dir, "mlp_other.onnx")}, "another model"},
+		{"other shape", []string{filepath.Join(dir, "mlp.onnx"), "--shape", "x=4x16"}, "x=1x16"},
+	}
+	for _, c := range cases {
+		args := append(append([]string{"train"}, c.args...), "--episodes", "2", "--out", out, "--resume")
+		code, _, stderr := run(args...)
+		if code != exitError || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "--resume") {
+			t.Errorf("%s: exit %d, stderr %q", c.name, code, stderr)
+		}
+	}
+	after, err := os.ReadFile(filepath.Join(out, "agent.ckpt"))
+	if err != nil || string(after) != string(before) {
+		t.Errorf("a refused resume changed the checkpoint (%v)", err)
+	}
+}

@@ -127,6 +127,10 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 }
 
 func optimizeRun(o *optimizeOptions) error {
+	// A bad output path is reported before any work is done.
+	if err := checkOutputPath("-o", o.Output); err != nil {
+		return err
+	}
 	cfg, err := o.config()
 	if err != nil {
 		return err

@@ -44,6 +44,8 @@ type trainOptions struct {
 	Tolerance float64
 	// set holds the flags given on the command line.
 	set map[string]bool
+	// stored is the model identity of the run resumed (--resume).
+	stored modelIdentity
 }
 
 // runInfo is what config.json records besides the PPO configuration.
@@ -52,6 +54,7 @@ type runInfo struct {
 	Runtime string   `json:"runtime"`
 	Rules   []string `json:"rules,omitempty"`
 	ExpName string   `json:"exp_name"`
+	modelIdentity
 }
 
 // errInterrupted is returned when a signal stopped training.
@@ -163,10 +166,11 @@ func (o *trainOptions) resumeInfo(dir string) error {
 		return usagef("--rules cannot change on --resume (the run uses %v)", stored.Run.Rules)
 	}
 	o.Runtime.Runtime, o.Rules = stored.Run.Runtime, stored.Run.Rules
+	o.stored = stored.Run.modelIdentity
 	return nil
 }
 
-func trainRun(o *trainOptions) error {
+func trainRun(o *trainOptions) (err error) {
 	start := time.Now()
 	dir := o.runDir(start)
 	if o.Resume {
@@ -179,9 +183,21 @@ func trainRun(o *trainOptions) error {
 		return err
 	}
 	startModel := sp.Model
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	id := identify(sp.Orig.Graph)
+	if err := o.stored.sameModel(id, o.Model, dir); err != nil {
 		return err
 	}
+	created, err := makeRunDir(dir)
+	if err != nil {
+		return err
+	}
+	var sessionEpisodes int
+	defer func() {
+		// A run that fails before its first episode leaves nothing.
+		if err != nil && !errors.Is(err, errInterrupted) && sessionEpisodes == 0 {
+			removeRunDir(created)
+		}
+	}()
 	lm, err := o.latencyModel(dir)
 	if err != nil {
 		return err
@@ -190,9 +206,9 @@ func trainRun(o *trainOptions) error {
 
 	w := o.IO.Out
 	prog := newProgress(o.IO.Err, "train")
-	var sessionEpisodes int
 	topts := ppo.Options{
-		RunInfo: map[string]any{"model": o.Model, "runtime": lm.Name(), "rules": o.Rules, "exp_name": o.ExpName},
+		RunInfo: map[string]any{"model": o.Model, "runtime": lm.Name(), "rules": o.Rules, "exp_name": o.ExpName,
+			"graph_hash": id.GraphHash, "input_shapes": id.InputShapes},
 	}
 	var tr *ppo.Trainer
 	topts.OnEpisode = func(r ppo.EpisodeRecord) {
