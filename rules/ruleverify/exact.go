@@ -281,13 +281,26 @@ func broadcastIndex(out, in []int, k int) int {
 	return idx
 }
 
+// threeInputs returns the two required inputs of n and its optional third
+// (nil when absent).
+func threeInputs(n *graph.Node, env map[*graph.Value]*rt) (a, b, c *rt, err error) {
+	if a, err = input(n, 0, env); err != nil {
+		return nil, nil, nil, err
+	}
+	if b, err = input(n, 1, env); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(n.Inputs) > 2 && n.Inputs[2] != nil {
+		if c, err = input(n, 2, env); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return a, b, c, nil
+}
+
 // exactGemm computes alpha * A' B' + beta * C.
 func exactGemm(n *graph.Node, env map[*graph.Value]*rt, res *rt) error {
-	a, err := input(n, 0, env)
-	if err != nil {
-		return err
-	}
-	b, err := input(n, 1, env)
+	a, b, c, err := threeInputs(n, env)
 	if err != nil {
 		return err
 	}
@@ -315,12 +328,6 @@ func exactGemm(n *graph.Node, env map[*graph.Value]*rt, res *rt) error {
 		}
 		return b.d[p*b.shape[1]+j]
 	}
-	var c *rt
-	if len(n.Inputs) > 2 && n.Inputs[2] != nil {
-		if c, err = input(n, 2, env); err != nil {
-			return err
-		}
-	}
 	for i := 0; i < m; i++ {
 		for j := 0; j < nn; j++ {
 			s := new(big.Rat)
@@ -341,19 +348,9 @@ func exactGemm(n *graph.Node, env map[*graph.Value]*rt, res *rt) error {
 // exactConv computes a 2-D convolution (groups, strides, dilations, pads
 // or auto_pad, optional bias).
 func exactConv(n *graph.Node, env map[*graph.Value]*rt, res *rt) error {
-	x, err := input(n, 0, env)
+	x, w, bias, err := threeInputs(n, env)
 	if err != nil {
 		return err
-	}
-	w, err := input(n, 1, env)
-	if err != nil {
-		return err
-	}
-	var bias *rt
-	if len(n.Inputs) > 2 && n.Inputs[2] != nil {
-		if bias, err = input(n, 2, env); err != nil {
-			return err
-		}
 	}
 	N, C, H, W := x.shape[0], x.shape[1], x.shape[2], x.shape[3]
 	O, CW, KH, KW := w.shape[0], w.shape[1], w.shape[2], w.shape[3]
