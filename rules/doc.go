@@ -60,7 +60,7 @@
 // clause or in a "default" line that applies to the rules below it in the
 // same section (a rule's own items override the default ones):
 //
-//	default x[m, k]  a[k, n]  y[*b, p, *s]  v[o] pos  k in {1, 3, 5}  a in {len(b), -1}
+//	default x[m, k]  a[k, n]  y[*b, p, *s]  v[o] nonneg  k in {1, 3, 5}  a in {len(b), -1}
 //
 // A template entry is a dimension symbol (m), a literal (1), an int
 // expression over symbols (2 * c), or a segment "*b" of any number of
@@ -73,10 +73,14 @@
 // duplicate check; domains are not.
 //
 // The verifier draws instances from the same declarations: "sym in {...}"
-// is a symbol's domain (default 2..5; segments have 0 to 2 dimensions of 2
-// or 3, or the lengths given), "var in {...}" lists an attribute or record
-// variable's values (one combination after another), "pos" asks for
-// positive data. Domains may be expressions over symbols (ci in {g * cw},
+// is a symbol's domain (default 1..5; segments have 0 to 2 dimensions of 1
+// to 3, or the lengths given), "var in {...}" lists an attribute or record
+// variable's values (every combination is verified; a rule may declare at
+// most MaxCombos). "nonneg" and "pos" after a template are value-range
+// assumptions that the matcher proves at every match (see Range): from a
+// constant's data, or for nonneg from the producing op (NonNegOps); "pos"
+// without isConst of the variable is rejected at load. Domains may be
+// expressions over symbols (ci in {g * cw},
 // a in {len(b)}) and over attribute variables bound earlier
 // (q in {invPerm(p)}); a domain for a name in no template declares a free
 // symbol used only for sampling. Variables that a condition requires to be
@@ -107,9 +111,11 @@
 //
 // # Verification
 //
-// Verify instantiates a rule (Sample, Instantiate) for several instances,
-// runs source and target with the Go executor in float64 on the same
-// random inputs and reports the largest relative error; the shipped set
-// verifies with errors below 1e-9. WriteList, WriteShow and WriteVerify
-// print what the "xrl rules" commands show.
+// Package ruleverify instantiates a rule (Sample, Instantiate) for several
+// instances, runs source and target with the Go executor in float64 on
+// inputs from every distribution of Dists and reports the largest
+// relative error (the shipped set verifies with errors below 1e-9); rules
+// made of polynomial and piecewise-linear ops are also compared in exact
+// arithmetic. WriteList and WriteShow print what the "xrl rules" commands
+// show. docs/rules.md describes the language for users.
 package rules

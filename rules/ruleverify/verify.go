@@ -41,6 +41,10 @@ type Report struct {
 	MaxRelErr float64
 	// Worst describes the instance with the largest error.
 	Worst string
+	// Exact reports that the rule is built only from polynomial and
+	// piecewise-linear ops and that every instance was also checked in
+	// exact rational arithmetic on random integers (see exactCompare).
+	Exact bool
 	// OK reports that every instance ran and MaxRelErr <= Tolerance.
 	OK bool
 	// Err describes why verification failed (nil when OK).
@@ -67,6 +71,14 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 		return rep, nil
 	}
 	combos, shapes := map[string]bool{}, map[string]bool{}
+	exact := true
+	vars, nonneg := map[string]bool{}, map[string]bool{}
+	for _, v := range r.Vars {
+		if v.Kind == rules.TensorVar {
+			vars[v.Name] = true
+			nonneg[v.Name] = v.Range != rules.RangeAny
+		}
+	}
 	for i, inst := range insts {
 		shapes[rules.Instance{Dims: inst.Dims}.String()] = true
 		for di, d := range rules.Dists {
@@ -92,6 +104,28 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 				rep.MaxRelErr, rep.Worst = rel, where
 			}
 		}
+		if exact && rep.MaxRelErr <= opts.Tolerance {
+			// (A float failure is reported as such, below.)
+			inst.Dist = rules.DistUnit
+			src, tgt, err := r.Instantiate(inst)
+			if err != nil {
+				rep.Err = fmt.Errorf("instance %s: %w", inst, err)
+				return rep, nil
+			}
+			if !exactable(src) || !exactable(tgt) {
+				exact = false
+			} else {
+				same, why, err := exactCompare(src, tgt, inst.Seed+uint64(i)*7919, vars, nonneg)
+				if err != nil {
+					return rep, fmt.Errorf("rule %s, instance %s: exact check: %w", r.Name, inst, err)
+				}
+				if !same {
+					rep.MaxRelErr, rep.Worst = math.Inf(1), inst.String()
+					rep.Err = fmt.Errorf("rule %s, instance %s: exact check on random integers: %s", r.Name, inst, why)
+					return rep, nil
+				}
+			}
+		}
 		rep.Instances++
 		ak := ""
 		for _, v := range r.Vars {
@@ -102,6 +136,7 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 		combos[ak] = true
 	}
 	rep.Combos, rep.Shapes = len(combos), len(shapes)
+	rep.Exact = exact && rep.Instances > 0
 	rep.OK = rep.MaxRelErr <= opts.Tolerance
 	if !rep.OK {
 		rep.Err = fmt.Errorf("rule %s: relative error %.3g exceeds %.3g (instance %s)", r.Name, rep.MaxRelErr, opts.Tolerance, rep.Worst)
@@ -192,8 +227,8 @@ func All(set *rules.Set, names []string, opts Options) ([]Report, error) {
 // when any rule failed, so the command exits non-zero.
 func WriteVerify(w io.Writer, reps []Report) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "RULE\tINSTANCES\tSHAPES\tCOMBOS\tMAX REL ERROR\tOK")
-	failed := 0
+	fmt.Fprintln(tw, "RULE\tINSTANCES\tSHAPES\tCOMBOS\tMAX REL ERROR\tEXACT\tOK")
+	failed, exacts := 0, 0
 	worst := 0.0
 	for _, rep := range reps {
 		ok := "ok"
@@ -204,7 +239,12 @@ func WriteVerify(w io.Writer, reps []Report) error {
 		if !math.IsInf(rep.MaxRelErr, 0) {
 			worst = max(worst, rep.MaxRelErr)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3g\t%s\n", rep.Rule, rep.Instances, rep.Shapes, rep.Combos, rep.MaxRelErr, ok)
+		ex := "-"
+		if rep.Exact {
+			ex = "exact"
+			exacts++
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.3g\t%s\t%s\n", rep.Rule, rep.Instances, rep.Shapes, rep.Combos, rep.MaxRelErr, ex, ok)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -214,7 +254,7 @@ func WriteVerify(w io.Writer, reps []Report) error {
 			fmt.Fprintf(w, "FAIL %s: %v\n", rep.Rule, rep.Err)
 		}
 	}
-	fmt.Fprintf(w, "%d rules verified, %d failed, max relative error %.3g\n", len(reps), failed, worst)
+	fmt.Fprintf(w, "%d rules verified, %d failed, %d also checked exactly, max relative error %.3g\n", len(reps), failed, exacts, worst)
 	if failed > 0 {
 		return fmt.Errorf("%d of %d rules failed verification", failed, len(reps))
 	}
