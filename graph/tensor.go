@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 )
 
@@ -237,7 +238,7 @@ func (a *Tensor) Equal(b *Tensor) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if a.DType != b.DType || !intsEqual(a.Shape, b.Shape) {
+	if a.DType != b.DType || !slices.Equal(a.Shape, b.Shape) {
 		return false
 	}
 	switch x := a.Data.(type) {
@@ -259,18 +260,6 @@ func (a *Tensor) Equal(b *Tensor) bool {
 		return true
 	}
 	return a.Digest() == b.Digest()
-}
-
-func intsEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // String returns a short description such as "float32[2x3]".

@@ -15,6 +15,7 @@ import (
 	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/gat/nn"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/onnx"
 )
 
@@ -187,7 +188,7 @@ func (t *Trainer) writeConfig() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(t.dir, ConfigFile), append(b, '\n'))
+	return atomicfile.WriteBytes(filepath.Join(t.dir, ConfigFile), append(b, '\n'))
 }
 
 // Config returns the run's configuration.
