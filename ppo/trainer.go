@@ -71,7 +71,7 @@ type Trainer struct {
 	actSrc  *rand.PCG
 	shufSrc *rand.PCG
 	shuf    *rand.Rand
-	agent   *Agent
+	agent   *TrainingAgent
 	st      State
 
 	best      *graph.Graph // nil: no improvement over the start graph yet
@@ -176,7 +176,7 @@ func (t *Trainer) init(ec env.Config) error {
 	t.env = e
 	t.opt.Eps = t.cfg.AdamEps
 	t.shuf = rand.New(t.shufSrc)
-	t.agent = NewAgent(t.net, t.actSrc)
+	t.agent = NewTrainingAgent(t.net, t.actSrc)
 	return nil
 }
 
@@ -283,9 +283,6 @@ func (t *Trainer) episode() (EpisodeRecord, error) {
 	seed := episodeSeed(t.cfg.Seed, ep)
 	first := len(t.agent.Steps)
 	res, err := env.Rollout(t.env, t.agent, seed)
-	if err == nil && t.agent.Err != nil {
-		err = t.agent.Err
-	}
 	if err != nil {
 		return EpisodeRecord{}, fmt.Errorf("episode %d: %w", ep, err)
 	}
