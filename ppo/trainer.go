@@ -168,6 +168,18 @@ func Resume(dir string, episodes int, ec env.Config, opts Options) (*Trainer, er
 
 // init builds the environment and the agent.
 func (t *Trainer) init(ec env.Config) error {
+	for _, f := range []struct {
+		name          string
+		given, config int
+	}{
+		{"Horizon", ec.Horizon, t.cfg.Horizon},
+		{"FeedbackEvery", ec.FeedbackEvery, t.cfg.FeedbackEvery},
+		{"MaxCandidates", ec.MaxCandidates, t.cfg.MaxCandidates},
+	} {
+		if f.given != 0 && f.given != f.config {
+			return fmt.Errorf("env.Config.%s is %d but the PPO configuration says %d; leave it 0 (the trainer sets it)", f.name, f.given, f.config)
+		}
+	}
 	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = t.cfg.Horizon, t.cfg.FeedbackEvery, t.cfg.MaxCandidates
 	e, err := env.New(ec)
 	if err != nil {
