@@ -281,3 +281,41 @@ func ShapeString(shape []int) string {
 	}
 	return s
 }
+
+// DataLen returns the length of a tensor data slice, or -1 if d is not a
+// slice type the IR uses.
+func DataLen(d any) int {
+	switch s := d.(type) {
+	case []float32:
+		return len(s)
+	case []float64:
+		return len(s)
+	case []int64:
+		return len(s)
+	case []int32:
+		return len(s)
+	case []int16:
+		return len(s)
+	case []int8:
+		return len(s)
+	case []uint8:
+		return len(s)
+	case []uint16:
+		return len(s)
+	case []uint32:
+		return len(s)
+	case []uint64:
+		return len(s)
+	case []bool:
+		return len(s)
+	case []string:
+		return len(s)
+	case []complex64:
+		return len(s)
+	case []complex128:
+		return len(s)
+	case nil:
+		return 0
+	}
+	return -1
+}
