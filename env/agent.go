@@ -1,6 +1,7 @@
 package env
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -11,16 +12,18 @@ import (
 
 // Agent chooses actions. Agents are built on the public Env API only.
 type Agent interface {
-	// Act returns an action valid under obs.Mask.
-	Act(obs *Observation) int
+	// Act returns an action valid under obs.Mask, or an error when the
+	// agent cannot choose one (Rollout then stops the episode).
+	Act(obs *Observation) (int, error)
 }
 
 // Learner is implemented by agents that learn from experience; Rollout
 // calls Observe after every step.
 type Learner interface {
 	Agent
-	// Observe reports the outcome of the last action.
-	Observe(t Transition)
+	// Observe reports the outcome of the last action; an error stops the
+	// episode.
+	Observe(t Transition) error
 }
 
 // Transition is one step of experience.
@@ -44,14 +47,17 @@ func NewRandomAgent(seed uint64) *RandomAgent {
 }
 
 // Act implements Agent.
-func (a *RandomAgent) Act(obs *Observation) int {
+func (a *RandomAgent) Act(obs *Observation) (int, error) {
 	valid := make([]int, 0, len(obs.Candidates)+1)
 	for i, ok := range obs.Mask {
 		if ok {
 			valid = append(valid, i)
 		}
 	}
-	return valid[a.rng.IntN(len(valid))]
+	if len(valid) == 0 {
+		return 0, fmt.Errorf("random agent: the mask allows no action")
+	}
+	return valid[a.rng.IntN(len(valid))], nil
 }
 
 // GreedyAgent applies the candidate with the lowest latency under its own
@@ -60,20 +66,14 @@ func (a *RandomAgent) Act(obs *Observation) int {
 type GreedyAgent struct {
 	Env     *Env
 	Latency measure.LatencyModel
-	// Err holds the first latency error (the agent then chooses No-Op).
-	Err error
 }
 
 // Act implements Agent.
-func (a *GreedyAgent) Act(obs *Observation) int {
+func (a *GreedyAgent) Act(obs *Observation) (int, error) {
 	noop := obs.NoOp()
-	if a.Err != nil {
-		return noop
-	}
 	cur, err := a.latency(a.Env.Graph())
 	if err != nil {
-		a.Err = err
-		return noop
+		return noop, fmt.Errorf("greedy agent: current graph: %w", err)
 	}
 	best, bestI := cur, noop
 	for i, c := range a.Env.Candidates() {
@@ -82,14 +82,13 @@ func (a *GreedyAgent) Act(obs *Observation) int {
 		}
 		l, err := a.latency(c.Graph)
 		if err != nil {
-			a.Err = err
-			return noop
+			return noop, fmt.Errorf("greedy agent: candidate %d (%s): %w", i, c.Rule, err)
 		}
 		if l < best {
 			best, bestI = l, i
 		}
 	}
-	return bestI
+	return bestI, nil
 }
 
 func (a *GreedyAgent) latency(g *graph.Graph) (time.Duration, error) {

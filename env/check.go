@@ -104,7 +104,10 @@ func checkEpisode(e *Env, seed uint64, replay []int, opts CheckOptions) (*trace,
 		case step+1 >= opts.MaxSteps || len(obs.Candidates) == 0:
 			act = obs.NoOp()
 		default:
-			for act = agent.Act(obs); act == obs.NoOp(); act = agent.Act(obs) {
+			for act = obs.NoOp(); act == obs.NoOp(); {
+				if act, err = agent.Act(obs); err != nil {
+					return nil, fmt.Errorf("step %d: %w", step+1, err)
+				}
 			}
 		}
 		next, r, term, trunc, info, err := e.Step(act)

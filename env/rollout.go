@@ -43,7 +43,10 @@ func Rollout(e *Env, a Agent, seed uint64) (Episode, error) {
 	ep := Episode{Seed: seed, InitialLatency: info.InitialLatency, FinalLatency: info.InitialLatency}
 	learner, _ := a.(Learner)
 	for {
-		act := a.Act(obs)
+		act, err := a.Act(obs)
+		if err != nil {
+			return ep, fmt.Errorf("episode seed %d, step %d: choosing an action: %w", seed, ep.Steps+1, err)
+		}
 		next, r, term, trunc, info, err := e.Step(act)
 		if err != nil {
 			return ep, fmt.Errorf("episode seed %d, step %d: %w", seed, ep.Steps+1, err)
@@ -54,7 +57,9 @@ func Rollout(e *Env, a Agent, seed uint64) (Episode, error) {
 			ep.FinalLatency = info.Latency
 		}
 		if learner != nil {
-			learner.Observe(Transition{Obs: obs, Action: act, Reward: r, Next: next, Terminated: term, Truncated: trunc, Info: info})
+			if err := learner.Observe(Transition{Obs: obs, Action: act, Reward: r, Next: next, Terminated: term, Truncated: trunc, Info: info}); err != nil {
+				return ep, fmt.Errorf("episode seed %d, step %d: %w", seed, ep.Steps, err)
+			}
 		}
 		obs = next
 		if term || trunc {

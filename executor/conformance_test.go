@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -273,7 +274,7 @@ func compareTensor(got, want *graph.Tensor, rtol, atol float64) error {
 	if got.DType != want.DType {
 		return fmt.Errorf("dtype %v, want %v", got.DType, want.DType)
 	}
-	if !equalInts(got.Shape, want.Shape) {
+	if !slices.Equal(got.Shape, want.Shape) {
 		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
 	}
 	if got.DType.IsFloat() {
@@ -309,18 +310,6 @@ func compareTensor(got, want *graph.Tensor, rtol, atol float64) error {
 		return fmt.Errorf("values differ")
 	}
 	return nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestConformance runs ONNX's backend test cases that use only supported

@@ -3,6 +3,7 @@ package executor
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -197,7 +198,7 @@ func TestEqualWhere(t *testing.T) {
 	b := graph.FromInt64([]int64{1, 5, 6}, 3)
 	eq := runOp(t, "Equal", []opInput{in(a), in(b)}, nil, 1, ExecOptions{})[0]
 	wantEq := []bool{true, false, false, false, true, true}
-	if eq.DType != graph.Bool || !equalBools(eq.Data.([]bool), wantEq) {
+	if eq.DType != graph.Bool || !slices.Equal(eq.Data.([]bool), wantEq) {
 		t.Fatalf("Equal = %v, want %v", eq.Data, wantEq)
 	}
 	x := graph.FromFloat32([]float32{10, 20, 30}, 3)
@@ -207,25 +208,13 @@ func TestEqualWhere(t *testing.T) {
 		checkClose(t, "Where", got, []int{2, 3}, []float64{10, -1, -1, -1, 20, 30}, 0)
 	})
 	bw := runOp(t, "Where", []opInput{in(eq), in(eq), in(&graph.Tensor{DType: graph.Bool, Data: []bool{true}})}, nil, 1, ExecOptions{})[0]
-	if !equalBools(bw.Data.([]bool), []bool{true, true, true, true, true, true}) {
+	if !slices.Equal(bw.Data.([]bool), []bool{true, true, true, true, true, true}) {
 		t.Fatalf("Where on bools = %v", bw.Data)
 	}
 	fe := runOp(t, "Equal", []opInput{in(graph.FromFloat32([]float32{float32(math.NaN()), 0}, 2)), in(graph.FromFloat32([]float32{float32(math.NaN()), float32(math.Copysign(0, -1))}, 2))}, nil, 1, ExecOptions{})[0]
-	if !equalBools(fe.Data.([]bool), []bool{false, true}) {
+	if !slices.Equal(fe.Data.([]bool), []bool{false, true}) {
 		t.Fatalf("Equal on NaN and -0 = %v, want [false true]", fe.Data)
 	}
-}
-
-func equalBools(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestCast(t *testing.T) {

@@ -3,6 +3,7 @@ package executor
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,7 +249,7 @@ func TestConstantFolding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := res["Reshape"]; !equalInts(got.Shape, []int{2, 12}) || got.Float32s()[13] != 13 {
+	if got := res["Reshape"]; !slices.Equal(got.Shape, []int{2, 12}) || got.Float32s()[13] != 13 {
 		t.Fatalf("Reshape output %v %v", got.Shape, got.Data)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -99,7 +100,7 @@ func f64s(t *testing.T, x *graph.Tensor) []float64 {
 // checkClose compares got with a float64 reference.
 func checkClose(t *testing.T, what string, got *graph.Tensor, shape []int, want []float64, tol float64) {
 	t.Helper()
-	if !equalInts(got.Shape, shape) {
+	if !slices.Equal(got.Shape, shape) {
 		t.Fatalf("%s: shape %v, want %v", what, got.Shape, shape)
 	}
 	g := f64s(t, got)

@@ -8,17 +8,17 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// binOp names an arithmetic binary operation.
-type binOp uint8
+// binOp names an arithmetic binary operation (semantics: graph.ApplyBinary).
+type binOp = graph.BinaryOp
 
 const (
-	opAdd binOp = iota
-	opSub
-	opMul
-	opDiv
-	opPow
-	opMax
-	opMin
+	opAdd = graph.BinAdd
+	opSub = graph.BinSub
+	opMul = graph.BinMul
+	opDiv = graph.BinDiv
+	opPow = graph.BinPow
+	opMax = graph.BinMax
+	opMin = graph.BinMin
 )
 
 var binOps = map[string]binOp{
@@ -178,15 +178,15 @@ func binaryRow[T numT](op binOp, d, a []T, sa int, b []T, sb int) {
 			divVV(d, a, b)
 		case opMax:
 			for i := range d {
-				d[i] = maxNaN(a[i], b[i])
+				d[i] = graph.MaxNaN(a[i], b[i])
 			}
 		case opMin:
 			for i := range d {
-				d[i] = minNaN(a[i], b[i])
+				d[i] = graph.MinNaN(a[i], b[i])
 			}
 		case opPow:
 			for i := range d {
-				d[i] = powT(a[i], b[i])
+				d[i] = graph.Pow(a[i], b[i])
 			}
 		}
 	case sa == 1:
@@ -209,11 +209,11 @@ func binaryRow[T numT](op binOp, d, a []T, sa int, b []T, sb int) {
 			divVS(d, a, s)
 		case opMax:
 			for i := range d {
-				d[i] = maxNaN(a[i], s)
+				d[i] = graph.MaxNaN(a[i], s)
 			}
 		case opMin:
 			for i := range d {
-				d[i] = minNaN(a[i], s)
+				d[i] = graph.MinNaN(a[i], s)
 			}
 		case opPow:
 			powVS(d, a, s)
@@ -236,66 +236,33 @@ func binaryRow[T numT](op binOp, d, a []T, sa int, b []T, sb int) {
 			}
 		case opDiv:
 			for i := range d {
-				d[i] = divT(s, b[i])
+				d[i] = graph.DivZero(s, b[i])
 			}
 		case opMax:
 			for i := range d {
-				d[i] = maxNaN(s, b[i])
+				d[i] = graph.MaxNaN(s, b[i])
 			}
 		case opMin:
 			for i := range d {
-				d[i] = minNaN(s, b[i])
+				d[i] = graph.MinNaN(s, b[i])
 			}
 		case opPow:
 			for i := range d {
-				d[i] = powT(s, b[i])
+				d[i] = graph.Pow(s, b[i])
 			}
 		}
 	default:
-		v := binaryScalar(op, a[0], b[0])
+		v := graph.ApplyBinary(op, a[0], b[0])
 		for i := range d {
 			d[i] = v
 		}
 	}
 }
 
-func binaryScalar[T numT](op binOp, a, b T) T {
-	switch op {
-	case opAdd:
-		return a + b
-	case opSub:
-		return a - b
-	case opMul:
-		return a * b
-	case opDiv:
-		return divT(a, b)
-	case opMax:
-		return maxNaN(a, b)
-	case opMin:
-		return minNaN(a, b)
-	}
-	return powT(a, b)
-}
-
-// isIntegral reports whether T is an integer type.
-func isIntegral[T numT]() bool {
-	var one T = 1
-	return one/2 == 0
-}
-
-// divT divides; integer division by zero gives 0 instead of a panic
-// (ONNX leaves it undefined).
-func divT[T numT](a, b T) T {
-	if isIntegral[T]() && b == 0 {
-		return 0
-	}
-	return a / b
-}
-
 func divVV[T numT](d, a, b []T) {
-	if isIntegral[T]() {
+	if graph.IsIntegral[T]() {
 		for i := range d {
-			d[i] = divT(a[i], b[i])
+			d[i] = graph.DivZero(a[i], b[i])
 		}
 		return
 	}
@@ -305,7 +272,7 @@ func divVV[T numT](d, a, b []T) {
 }
 
 func divVS[T numT](d, a []T, s T) {
-	if isIntegral[T]() {
+	if graph.IsIntegral[T]() {
 		if s == 0 {
 			clear(d)
 			return
@@ -338,25 +305,6 @@ func isPow2(v float64) bool {
 	return f == 0.5 && e > -100 && e < 100
 }
 
-// maxNaN and minNaN propagate NaN like numpy's maximum and minimum.
-func maxNaN[T numT](a, b T) T {
-	if a != a || a > b {
-		return a
-	}
-	return b
-}
-
-func minNaN[T numT](a, b T) T {
-	if a != a || a < b {
-		return a
-	}
-	return b
-}
-
-func powT[T numT](a, b T) T {
-	return T(math.Pow(float64(a), float64(b)))
-}
-
 // powVS raises a vector to a scalar power with fast paths for common
 // exponents.
 func powVS[T numT](d, a []T, s T) {
@@ -372,7 +320,7 @@ func powVS[T numT](d, a []T, s T) {
 			d[i] = a[i] * a[i] * a[i]
 		}
 	case 0.5:
-		if !isIntegral[T]() {
+		if !graph.IsIntegral[T]() {
 			for i := range d {
 				d[i] = T(math.Sqrt(float64(a[i])))
 			}
@@ -381,7 +329,7 @@ func powVS[T numT](d, a []T, s T) {
 		fallthrough
 	default:
 		for i := range d {
-			d[i] = powT(a[i], s)
+			d[i] = graph.Pow(a[i], s)
 		}
 	}
 }

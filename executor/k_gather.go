@@ -21,7 +21,7 @@ func newGatherKernel(ni *nodeInfo) (kernel, error) {
 	if idx.dt != graph.Int64 && idx.dt != graph.Int32 {
 		return nil, fmt.Errorf("indices have dtype %v, want int32 or int64", idx.dt)
 	}
-	axis, err := normAxis(ni.node.AttrInt("axis"), len(data.shape))
+	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(data.shape))
 	if err != nil {
 		return nil, err
 	}

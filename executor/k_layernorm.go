@@ -26,7 +26,7 @@ func newLayerNormKernel(ni *nodeInfo) (kernel, error) {
 	if !isFloatDT(in.dt) {
 		return nil, errDType("LayerNormalization", in.dt)
 	}
-	axis, err := normAxis(ni.node.AttrInt("axis"), len(in.shape))
+	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func newPadKernel(ni *nodeInfo) (kernel, error) {
 	} else if ok {
 		axes = axes[:0]
 		for _, x := range a {
-			ax, err := normAxis(x, r)
+			ax, err := graph.NormAxis(x, r)
 			if err != nil {
 				return nil, fmt.Errorf("axes: %w", err)
 			}
@@ -142,7 +142,7 @@ func (k *padKernel) run(rc *runCtx, ins, outs []any) error {
 // fillValue sets every element of dst to the scalar in v (nil or empty
 // means zero).
 func fillValue(dst, v any) {
-	if v == nil || dataLen(v) == 0 {
+	if v == nil || graph.DataLen(v) == 0 {
 		zeroData(dst)
 		return
 	}

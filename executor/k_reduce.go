@@ -63,7 +63,7 @@ func newReduceKernel(ni *nodeInfo) (kernel, error) {
 		}
 	}
 	for _, a := range axes {
-		ax, err := normAxis(a, r)
+		ax, err := graph.NormAxis(a, r)
 		if err != nil {
 			return nil, err
 		}
@@ -195,11 +195,11 @@ func reduceGroup[T numT](k *reduceKernel, g int, y, x []T, xo, yo int) {
 func reduceSlice[T numT](op reduceOp, acc T, x []T) T {
 	if op == redMax {
 		for _, v := range x {
-			acc = maxNaN(acc, v)
+			acc = graph.MaxNaN(acc, v)
 		}
 		return acc
 	}
-	if !isIntegral[T]() {
+	if !graph.IsIntegral[T]() {
 		s := 0.0
 		for _, v := range x {
 			s += float64(v)
@@ -217,7 +217,7 @@ func accumulate[T numT](op reduceOp, y, x []T) {
 	x = x[:len(y)]
 	if op == redMax {
 		for i, v := range x {
-			y[i] = maxNaN(y[i], v)
+			y[i] = graph.MaxNaN(y[i], v)
 		}
 		return
 	}

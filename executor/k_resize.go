@@ -67,7 +67,7 @@ func newResizeKernel(ni *nodeInfo) (kernel, error) {
 	axes := make([]int, 0, r)
 	if a := n.AttrInts("axes"); a != nil {
 		for _, v := range a {
-			ax, err := normAxis(v, r)
+			ax, err := graph.NormAxis(v, r)
 			if err != nil {
 				return nil, fmt.Errorf("attribute axes: %w", err)
 			}

@@ -90,29 +90,12 @@ func (k constKernel) run(rc *runCtx, ins, outs []any) error {
 
 func newConstantKernel(ni *nodeInfo) (kernel, error) {
 	n := ni.node
-	var t *graph.Tensor
-	count := 0
-	for name, a := range n.Attrs {
-		switch name {
-		case "value":
-			t = a.Tensor
-		case "value_float":
-			t = graph.FromFloat32([]float32{a.Float})
-		case "value_floats":
-			t = graph.FromFloat32(a.Floats, len(a.Floats))
-		case "value_int":
-			t = graph.FromInt64([]int64{a.Int})
-		case "value_ints":
-			t = graph.FromInt64(a.Ints, len(a.Ints))
-		case "value_string", "value_strings":
-			return nil, errDType("Constant", graph.String)
-		default:
-			continue
-		}
-		count++
+	t, err := graph.ConstantValue(n)
+	if err != nil {
+		return nil, err
 	}
-	if count != 1 || t == nil {
-		return nil, fmt.Errorf("exactly one value attribute must be set, found %d", count)
+	if t.DType == graph.String {
+		return nil, errDType("Constant", graph.String)
 	}
 	if err := checkTensorData(t); err != nil {
 		return nil, fmt.Errorf("attribute value: %w", err)

@@ -2,6 +2,8 @@ package executor
 
 import (
 	"math"
+
+	"github.com/xrl-dev/xrl/graph"
 )
 
 func init() {
@@ -18,7 +20,7 @@ func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
 	if !isFloatDT(in.dt) {
 		return nil, errDType("Softmax", in.dt)
 	}
-	axis, err := normAxis(ni.node.AttrInt("axis"), len(in.shape))
+	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
 	if err != nil {
 		return nil, err
 	}

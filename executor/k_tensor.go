@@ -31,7 +31,7 @@ func (k *plansKernel) run(rc *runCtx, ins, outs []any) error {
 
 func newConcatKernel(ni *nodeInfo) (kernel, error) {
 	out := ni.out(0)
-	axis, err := normAxis(ni.node.AttrInt("axis"), len(out.shape))
+	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(out.shape))
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func newConcatKernel(ni *nodeInfo) (kernel, error) {
 
 func newSplitKernel(ni *nodeInfo) (kernel, error) {
 	in := ni.in(0)
-	axis, err := normAxis(ni.node.AttrInt("axis"), len(in.shape))
+	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func newSliceKernel(ni *nodeInfo) (kernel, error) {
 	for i := range starts {
 		a := i
 		if hasAxes {
-			if a, err = normAxis(axes[i], r); err != nil {
+			if a, err = graph.NormAxis(axes[i], r); err != nil {
 				return nil, err
 			}
 		}

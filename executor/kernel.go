@@ -142,17 +142,6 @@ func (ni *nodeInfo) constFloats(i int) (vals []float64, ok bool, err error) {
 	return vals, true, nil
 }
 
-// normAxis maps an axis in [-rank, rank) to [0, rank).
-func normAxis(axis int64, rank int) (int, error) {
-	if axis < -int64(rank) || axis >= int64(rank) {
-		return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
-	}
-	if axis < 0 {
-		axis += int64(rank)
-	}
-	return int(axis), nil
-}
-
 // errDType reports an element type a kernel does not implement.
 func errDType(what string, dt graph.DType) error {
 	return fmt.Errorf("%s of dtype %v is not supported by the Go executor", what, dt)

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -107,7 +108,7 @@ func TestConcatSplit(t *testing.T) {
 	checkClose(t, "Split equal", outs[1], []int{1, 5}, []float64{5, 6, 7, 8, 9}, 0)
 	bools := &graph.Tensor{DType: graph.Bool, Shape: []int{2}, Data: []bool{true, false}}
 	got = runOp(t, "Concat", []opInput{in(bools), in(bools)}, graph.Attrs{"axis": graph.IntAttr(0)}, 1, ExecOptions{})[0]
-	if !equalBools(got.Data.([]bool), []bool{true, false, true, false}) {
+	if !slices.Equal(got.Data.([]bool), []bool{true, false, true, false}) {
 		t.Fatalf("Concat bool = %v", got.Data)
 	}
 }
@@ -180,7 +181,7 @@ func TestShapeOps(t *testing.T) {
 	got := runOp(t, "Shape", []opInput{in(x)}, graph.Attrs{"start": graph.IntAttr(1)}, 1, ExecOptions{})[0]
 	checkClose(t, "Shape", got, []int{2}, []float64{3, 1}, 0)
 	outs := runOp(t, "Dropout", []opInput{in(x), in(scalarF(0.5))}, nil, 2, ExecOptions{})
-	if !equalBools(outs[1].Data.([]bool), []bool{true, true, true, true, true, true}) {
+	if !slices.Equal(outs[1].Data.([]bool), []bool{true, true, true, true, true, true}) {
 		t.Fatalf("Dropout mask = %v, want all true", outs[1].Data)
 	}
 	on := &graph.Tensor{DType: graph.Bool, Data: []bool{true}}

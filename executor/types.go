@@ -35,35 +35,6 @@ func elemSize(dt graph.DType) int {
 	return dt.Size()
 }
 
-// dataLen returns the number of elements of a typed slice.
-func dataLen(d any) int {
-	switch s := d.(type) {
-	case []float32:
-		return len(s)
-	case []float64:
-		return len(s)
-	case []int64:
-		return len(s)
-	case []int32:
-		return len(s)
-	case []int16:
-		return len(s)
-	case []int8:
-		return len(s)
-	case []uint64:
-		return len(s)
-	case []uint32:
-		return len(s)
-	case []uint16:
-		return len(s)
-	case []uint8:
-		return len(s)
-	case []bool:
-		return len(s)
-	}
-	panic(fmt.Sprintf("runtime: unsupported slice type %T", d))
-}
-
 // rawPtr returns the address of the first element of a typed slice, its
 // length and its element size.
 func rawPtr(d any) (unsafe.Pointer, int, int) {
@@ -183,7 +154,7 @@ func copyData(dst, src any) int {
 
 // cloneData returns a copy of a typed slice.
 func cloneData(dt graph.DType, src any) any {
-	d := makeData(dt, dataLen(src))
+	d := makeData(dt, graph.DataLen(src))
 	copyData(d, src)
 	return d
 }

@@ -11,8 +11,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 )
 
 // Checkpoint format (little-endian):
@@ -193,23 +194,10 @@ func errTruncated(err error) error {
 	return err
 }
 
-// SaveFile writes the checkpoint to path atomically (a temporary file in
-// the same directory, renamed into place).
+// SaveFile writes the checkpoint to path atomically (see atomicfile).
 func (n *Net) SaveFile(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("gat: save %s: %w", path, err)
-	}
-	defer os.Remove(f.Name()) // no-op after a successful rename
-	if err := n.Save(f); err != nil {
-		f.Close()
-		return fmt.Errorf("gat: save %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("gat: save %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("gat: save %s: %w", path, err)
+	if err := atomicfile.Write(path, n.Save); err != nil {
+		return fmt.Errorf("gat: save: %w", err)
 	}
 	return nil
 }

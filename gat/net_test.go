@@ -324,12 +324,12 @@ func TestForwardErrors(t *testing.T) {
 	if _, _, _, err := n.Act(good(), nil, false); err == nil {
 		t.Error("sampling without a generator: no error")
 	}
-	// An agent turns errors into No-Op.
+	// An agent returns the network's errors (and No-Op).
 	o := good()
 	o.Current = nil
-	ag := NewAgent(n, 1, false)
-	if a := ag.Act(o); a != o.NoOp() || ag.Err == nil {
-		t.Errorf("agent on a bad observation: action %d, err %v", a, ag.Err)
+	ag := NewPolicyAgent(n, 1, false)
+	if a, err := ag.Act(o); a != o.NoOp() || err == nil {
+		t.Errorf("agent on a bad observation: action %d, err %v", a, err)
 	}
 }
 

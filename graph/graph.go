@@ -178,3 +178,26 @@ func (m *Model) Clone() *Model {
 	c.Extra = append([]byte(nil), m.Extra...)
 	return &c
 }
+
+// Names returns every node name and value name of g (inputs,
+// initializers, outputs and every node's inputs and outputs), for
+// choosing fresh names.
+func (g *Graph) Names() map[string]bool {
+	used := make(map[string]bool, 3*len(g.Nodes)+len(g.Inputs)+len(g.Initializers))
+	for _, vs := range [][]*Value{g.Inputs, g.Initializers, g.Outputs} {
+		for _, v := range vs {
+			used[v.Name] = true
+		}
+	}
+	for _, n := range g.Nodes {
+		used[n.Name] = true
+		for _, vs := range [][]*Value{n.Inputs, n.Outputs} {
+			for _, v := range vs {
+				if v != nil {
+					used[v.Name] = true
+				}
+			}
+		}
+	}
+	return used
+}

@@ -42,14 +42,13 @@ func (h *hasher) sum() Hash {
 	return out
 }
 
+// enc writes bytes encoded by HashEnc.
+func (h *hasher) enc(e HashEnc) { h.h.Write(e) }
+
 // tensor hashes dtype, shape and element bits.
-func (h *hasher) tensor(t *Tensor) {
-	if t == nil {
-		h.str("nil-tensor")
-		return
-	}
-	h.digest(t.Digest())
-}
+func (h *hasher) tensor(t *Tensor) { h.enc(HashEnc(nil).Tensor(t)) }
+
+func (h *hasher) valueType(v *Value) { h.enc(HashEnc(nil).ValueType(v)) }
 
 // Digest returns a digest of the tensor's dtype, shape and element bits.
 // It is computed once and cached: tensors held by graphs are immutable.
@@ -154,53 +153,6 @@ func (t *Tensor) Digest() Hash {
 	return d
 }
 
-func (h *hasher) attr(a Attr) {
-	h.u64(uint64(a.Kind))
-	switch a.Kind {
-	case AttrFloat:
-		h.u64(uint64(math.Float32bits(a.Float)))
-	case AttrInt:
-		h.i64(a.Int)
-	case AttrString:
-		h.str(a.String)
-	case AttrTensor:
-		h.tensor(a.Tensor)
-	case AttrFloats:
-		h.u64(uint64(len(a.Floats)))
-		for _, f := range a.Floats {
-			h.u64(uint64(math.Float32bits(f)))
-		}
-	case AttrInts:
-		h.u64(uint64(len(a.Ints)))
-		for _, v := range a.Ints {
-			h.i64(v)
-		}
-	case AttrStrings:
-		h.u64(uint64(len(a.Strings)))
-		for _, s := range a.Strings {
-			h.str(s)
-		}
-	case AttrTensors:
-		h.u64(uint64(len(a.Tensors)))
-		for _, t := range a.Tensors {
-			h.tensor(t)
-		}
-	}
-}
-
-func (h *hasher) valueType(v *Value) {
-	h.u64(uint64(v.DType))
-	if !v.ShapeKnown {
-		h.str("unknown-shape")
-		return
-	}
-	h.u64(uint64(len(v.Shape)))
-	for _, d := range v.Shape {
-		h.i64(d.Value)
-		h.str(d.Param)
-	}
-}
-
 // CanonicalHash returns a structural digest of g that does not depend on
 // node order or on node and value names, and changes when any operator,
 // attribute, dtype, shape, edge or constant changes. Each value is
@@ -249,17 +201,7 @@ func (g *Graph) CanonicalHash() Hash {
 	nodeHashes := make([]Hash, 0, len(order))
 	for _, n := range order {
 		h := newHasher()
-		h.str(n.Domain)
-		h.str(n.Op)
-		if n.Opaque != nil {
-			h.bytes(n.Opaque)
-		}
-		names := n.Attrs.Names()
-		h.u64(uint64(len(names)))
-		for _, name := range names {
-			h.str(name)
-			h.attr(n.Attrs[name])
-		}
+		h.enc(HashEnc(nil).NodePrefix(n))
 		h.u64(uint64(len(n.Inputs)))
 		for _, in := range n.Inputs {
 			d := valueHash(in)

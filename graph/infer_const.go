@@ -163,23 +163,10 @@ func bcastIndex(out, in []int) []int {
 	return idx
 }
 
-// elemOp is a binary operation folded during inference.
-type elemOp int
-
-const (
-	opAdd elemOp = iota
-	opSub
-	opMul
-	opDiv
-	opEqual
-	opMax
-	opMin
-)
-
 // foldElementwise computes a variadic elementwise op on known inputs.
 // It returns nil when the result cannot be computed (unsupported type,
 // integer division by zero).
-func foldElementwise(op elemOp, outDT DType, outShape Shape, ins []*Tensor) *Tensor {
+func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *Tensor {
 	if !smallOut(outShape) || !knownDType(outDT) {
 		return nil
 	}
@@ -209,7 +196,7 @@ func foldElementwise(op elemOp, outDT DType, outShape Shape, ins []*Tensor) *Ten
 					acc[i] = x
 					continue
 				}
-				acc[i] = floatOp(op, acc[i], x)
+				acc[i] = ApplyBinary(op, acc[i], x)
 			}
 		}
 		return tensorFromFloat64(outDT, out, acc)
@@ -227,69 +214,13 @@ func foldElementwise(op elemOp, outDT DType, outShape Shape, ins []*Tensor) *Ten
 				acc[i] = x
 				continue
 			}
-			r, ok := intOp(op, acc[i], x)
-			if !ok {
-				return nil
+			if op == BinDiv && x == 0 {
+				return nil // integer division by zero: leave it to run time
 			}
-			acc[i] = r
+			acc[i] = ApplyBinary(op, acc[i], x)
 		}
 	}
 	return tensorFromInt64(outDT, out, acc)
-}
-
-func floatOp(op elemOp, a, b float64) float64 {
-	switch op {
-	case opAdd:
-		return a + b
-	case opSub:
-		return a - b
-	case opMul:
-		return a * b
-	case opDiv:
-		return a / b
-	case opEqual:
-		if a == b {
-			return 1
-		}
-		return 0
-	case opMax:
-		if math.IsNaN(a) || math.IsNaN(b) {
-			return math.NaN()
-		}
-		return math.Max(a, b)
-	case opMin:
-		if math.IsNaN(a) || math.IsNaN(b) {
-			return math.NaN()
-		}
-		return math.Min(a, b)
-	}
-	return 0
-}
-
-func intOp(op elemOp, a, b int64) (int64, bool) {
-	switch op {
-	case opAdd:
-		return a + b, true
-	case opSub:
-		return a - b, true
-	case opMul:
-		return a * b, true
-	case opDiv:
-		if b == 0 {
-			return 0, false
-		}
-		return a / b, true
-	case opEqual:
-		if a == b {
-			return 1, true
-		}
-		return 0, true
-	case opMax:
-		return max(a, b), true
-	case opMin:
-		return min(a, b), true
-	}
-	return 0, false
 }
 
 // tensorFromInt64 converts int64 results to a tensor of dt.

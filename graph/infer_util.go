@@ -53,8 +53,9 @@ func shapeFromInt64(v []int64) Shape {
 	return s
 }
 
-// normAxis maps axis in [-rank, rank-1] to [0, rank-1].
-func normAxis(axis int64, rank int) (int, error) {
+// NormAxis maps axis in [-rank, rank-1] to [0, rank-1], with an error
+// naming both when it is out of range.
+func NormAxis(axis int64, rank int) (int, error) {
 	if axis < -int64(rank) || axis >= int64(rank) {
 		return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
 	}

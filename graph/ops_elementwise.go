@@ -37,28 +37,28 @@ func init() {
 		AttrSpec{Name: "beta", Kind: AttrFloat, Default: defFloat(0.5)})
 	unary("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true)
 
-	binary := func(op, doc string, fold elemOp, comm bool) {
+	binary := func(op, doc string, fold BinaryOp, comm bool) {
 		Register(&OpSchema{
 			Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
 			MinOpset: 9, Commutative: comm, Elementwise: true,
 			Infer: inferBinary(fold, false),
 		})
 	}
-	binary("Add", "C = A + B elementwise with numpy broadcasting.", opAdd, true)
-	binary("Sub", "C = A - B elementwise with numpy broadcasting.", opSub, false)
-	binary("Mul", "C = A * B elementwise with numpy broadcasting.", opMul, true)
-	binary("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", opDiv, false)
+	binary("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true)
+	binary("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false)
+	binary("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true)
+	binary("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false)
 	Register(&OpSchema{
 		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-		Infer: inferBinary(opEqual, true),
+		Infer: inferBinary(BinEqual, true),
 	})
 	Register(&OpSchema{
 		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
 		MinOpset: 9, Elementwise: true, Infer: inferPow,
 	})
-	variadic := func(op, doc string, fold elemOp) {
+	variadic := func(op, doc string, fold BinaryOp) {
 		Register(&OpSchema{
 			Op: op, Doc: doc,
 			Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
@@ -67,8 +67,8 @@ func init() {
 			Infer: inferVariadic(fold),
 		})
 	}
-	variadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", opMax)
-	variadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", opMin)
+	variadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax)
+	variadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin)
 	Register(&OpSchema{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
@@ -100,7 +100,7 @@ func inferUnary(class func(DType) bool, want string) InferFunc {
 }
 
 // inferBinary: same-dtype numeric inputs, broadcast shapes.
-func inferBinary(fold elemOp, boolOut bool) InferFunc {
+func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
 	return func(n *Node) error {
 		class, want := isNumericType, "a numeric type"
 		if boolOut {
@@ -145,7 +145,7 @@ func inferPow(n *Node) error {
 	return nil
 }
 
-func inferVariadic(fold elemOp) InferFunc {
+func inferVariadic(fold BinaryOp) InferFunc {
 	return func(n *Node) error {
 		if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
 			return err

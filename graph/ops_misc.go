@@ -88,8 +88,9 @@ func inferDropout(n *Node) error {
 	return nil
 }
 
-// constantValue returns the tensor a Constant node produces.
-func constantValue(n *Node) (*Tensor, error) {
+// ConstantValue returns the tensor a Constant node produces, decoded from
+// whichever one of its value attributes is set.
+func ConstantValue(n *Node) (*Tensor, error) {
 	var t *Tensor
 	count := 0
 	for name, a := range n.Attrs {
@@ -123,7 +124,7 @@ func constantValue(n *Node) (*Tensor, error) {
 }
 
 func inferConstant(n *Node) error {
-	t, err := constantValue(n)
+	t, err := ConstantValue(n)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func inferSoftmax(n *Node) error {
 		return err
 	}
 	x := n.Inputs[0]
-	if _, err := normAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
+	if _, err := NormAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
 		return err
 	}
 	setOut(n, 0, x.DType, x.Shape.Clone())
@@ -62,7 +62,7 @@ func inferLayerNorm(n *Node) error {
 		return err
 	}
 	x := n.Inputs[0]
-	axis, err := normAxis(n.AttrInt("axis"), len(x.Shape))
+	axis, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func inferReduce(n *Node) error {
 		red = ^uint64(0)
 	}
 	for _, a := range axes {
-		ax, err := normAxis(a, r)
+		ax, err := NormAxis(a, r)
 		if err != nil {
 			return err
 		}

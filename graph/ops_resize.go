@@ -48,7 +48,7 @@ func inferResize(n *Node) error {
 	}
 	ax := make([]int, len(axes))
 	for i, a := range axes {
-		v, err := normAxis(a, r)
+		v, err := NormAxis(a, r)
 		if err != nil {
 			return fmt.Errorf("attribute axes: %w", err)
 		}

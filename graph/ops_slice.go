@@ -73,7 +73,7 @@ func init() {
 func inferConcat(n *Node) error {
 	x := n.Inputs[0]
 	r := len(x.Shape)
-	axis, err := normAxis(n.AttrInt("axis"), r)
+	axis, err := NormAxis(n.AttrInt("axis"), r)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func inferConcat(n *Node) error {
 
 func inferSplit(n *Node) error {
 	x := n.Inputs[0]
-	axis, err := normAxis(n.AttrInt("axis"), len(x.Shape))
+	axis, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ func inferSlice(n *Node) error {
 	for j := range starts {
 		ax := j
 		if hasAxes {
-			if ax, err = normAxis(axes[j], r); err != nil {
+			if ax, err = NormAxis(axes[j], r); err != nil {
 				return err
 			}
 		}
@@ -328,7 +328,7 @@ func inferGather(n *Node) error {
 	if r == 0 {
 		return fmt.Errorf("data must have rank >= 1")
 	}
-	axis, err := normAxis(n.AttrInt("axis"), r)
+	axis, err := NormAxis(n.AttrInt("axis"), r)
 	if err != nil {
 		return err
 	}
@@ -407,7 +407,7 @@ func inferPad(n *Node) error {
 	for j := 0; j < k; j++ {
 		ax := j
 		if hasAxes {
-			if ax, err = normAxis(axes[j], r); err != nil {
+			if ax, err = NormAxis(axes[j], r); err != nil {
 				return err
 			}
 		}

@@ -140,7 +140,7 @@ func inferSqueeze(n *Node) error {
 		}
 	}
 	for _, a := range axes {
-		ax, err := normAxis(a, r)
+		ax, err := NormAxis(a, r)
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func inferUnsqueeze(n *Node) error {
 	}
 	var ins uint64
 	for _, a := range axes {
-		ax, err := normAxis(a, r)
+		ax, err := NormAxis(a, r)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -66,17 +67,7 @@ func (s Shape) Ints() []int {
 func (s Shape) Clone() Shape { return append(Shape(nil), s...) }
 
 // Equal reports whether two shapes have identical dimensions and symbols.
-func (s Shape) Equal(o Shape) bool {
-	if len(s) != len(o) {
-		return false
-	}
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Shape) Equal(o Shape) bool { return slices.Equal(s, o) }
 
 // String formats the shape as "1x3xHx?" ("scalar" for rank 0).
 func (s Shape) String() string {

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync/atomic"
 )
 
@@ -237,7 +238,7 @@ func (a *Tensor) Equal(b *Tensor) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	if a.DType != b.DType || !intsEqual(a.Shape, b.Shape) {
+	if a.DType != b.DType || !slices.Equal(a.Shape, b.Shape) {
 		return false
 	}
 	switch x := a.Data.(type) {
@@ -261,18 +262,6 @@ func (a *Tensor) Equal(b *Tensor) bool {
 	return a.Digest() == b.Digest()
 }
 
-func intsEqual(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // String returns a short description such as "float32[2x3]".
 func (t *Tensor) String() string {
 	return fmt.Sprintf("%v[%s]", t.DType, ShapeString(t.Shape))
@@ -291,4 +280,42 @@ func ShapeString(shape []int) string {
 		s += fmt.Sprint(d)
 	}
 	return s
+}
+
+// DataLen returns the length of a tensor data slice, or -1 if d is not a
+// slice type the IR uses.
+func DataLen(d any) int {
+	switch s := d.(type) {
+	case []float32:
+		return len(s)
+	case []float64:
+		return len(s)
+	case []int64:
+		return len(s)
+	case []int32:
+		return len(s)
+	case []int16:
+		return len(s)
+	case []int8:
+		return len(s)
+	case []uint8:
+		return len(s)
+	case []uint16:
+		return len(s)
+	case []uint32:
+		return len(s)
+	case []uint64:
+		return len(s)
+	case []bool:
+		return len(s)
+	case []string:
+		return len(s)
+	case []complex64:
+		return len(s)
+	case []complex128:
+		return len(s)
+	case nil:
+		return 0
+	}
+	return -1
 }

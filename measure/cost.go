@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 )
 
 // CostOptions configures the cost model.
@@ -325,20 +325,11 @@ func (c *CostModel) save() error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(c.file), ".cost-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
+	if err := atomicfile.WriteBytes(c.file, data); err != nil {
 		return err
 	}
 	c.dirty = false
-	return os.Rename(tmp.Name(), c.file)
+	return nil
 }
 
 // DefaultBackendName returns "ort" when ONNX Runtime can be loaded, else "go".

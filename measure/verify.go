@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -163,7 +164,7 @@ func compareTensors(x, y *graph.Tensor) (abs, rel float64, bad bool, err error) 
 	if x == nil || y == nil {
 		return 0, 0, true, fmt.Errorf("missing output")
 	}
-	if !sameInts(x.Shape, y.Shape) {
+	if !slices.Equal(x.Shape, y.Shape) {
 		return 0, 0, true, fmt.Errorf("shapes differ: %v vs %v", x.Shape, y.Shape)
 	}
 	a, err := x.AsFloat64()
@@ -197,16 +198,4 @@ func compareTensors(x, y *graph.Tensor) (abs, rel float64, bad bool, err error) 
 		rel = math.Max(rel, d/math.Max(math.Abs(fb), floor))
 	}
 	return abs, rel, bad, nil
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"slices"
 	"sort"
 
 	"google.golang.org/protobuf/proto"
@@ -147,7 +148,7 @@ func (checkNames) newConst(*graph.Tensor, string) string { return "\x00" }
 // (raw or typed fields) are not compared.
 func sameNode(np *onnxpb.NodeProto, attrs []*onnxpb.AttributeProto, re *onnxpb.NodeProto) bool {
 	if np.GetName() != re.GetName() || np.GetOpType() != re.GetOpType() || np.GetDomain() != re.GetDomain() ||
-		np.GetDocString() != re.GetDocString() || !stringsEqual(np.Input, re.Input) || !stringsEqual(np.Output, re.Output) ||
+		np.GetDocString() != re.GetDocString() || !slices.Equal(np.Input, re.Input) || !slices.Equal(np.Output, re.Output) ||
 		len(attrs) != len(re.Attribute) {
 		return false
 	}
@@ -168,18 +169,6 @@ func sameNode(np *onnxpb.NodeProto, attrs []*onnxpb.AttributeProto, re *onnxpb.N
 			continue
 		}
 		if !proto.Equal(x, y) {
-			return false
-		}
-	}
-	return true
-}
-
-func stringsEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}

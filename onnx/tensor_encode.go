@@ -71,44 +71,6 @@ func tensorToProto(t *graph.Tensor, name string) (*onnxpb.TensorProto, error) {
 	return tp, nil
 }
 
-// dataLen returns the length of a tensor data slice, or -1 if d is not a
-// slice type the IR uses.
-func dataLen(d any) int {
-	switch s := d.(type) {
-	case []float32:
-		return len(s)
-	case []float64:
-		return len(s)
-	case []int64:
-		return len(s)
-	case []int32:
-		return len(s)
-	case []int16:
-		return len(s)
-	case []int8:
-		return len(s)
-	case []uint8:
-		return len(s)
-	case []uint16:
-		return len(s)
-	case []uint32:
-		return len(s)
-	case []uint64:
-		return len(s)
-	case []bool:
-		return len(s)
-	case []string:
-		return len(s)
-	case []complex64:
-		return len(s)
-	case []complex128:
-		return len(s)
-	case nil:
-		return 0
-	}
-	return -1
-}
-
 // toRaw returns the little-endian raw_data bytes of a non-string tensor,
 // checking that Data has the Go type and length its dtype and shape need.
 // On little-endian hosts the bytes alias t.Data (tensors are immutable and
@@ -125,7 +87,7 @@ func toRaw(t *graph.Tensor, n int) ([]byte, error) {
 	if fmt.Sprintf("%T", want) != fmt.Sprintf("%T", t.Data) {
 		return nil, fmt.Errorf("%v data is %T, want %T", t.DType, t.Data, want)
 	}
-	if l := dataLen(t.Data); l != need {
+	if l := graph.DataLen(t.Data); l != need {
 		return nil, fmt.Errorf("data has %d entries, shape %s of %v needs %d", l, graph.ShapeString(t.Shape), t.DType, need)
 	}
 	le := binary.LittleEndian

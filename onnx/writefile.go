@@ -2,13 +2,14 @@ package onnx
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
 )
 
@@ -66,7 +67,7 @@ func WriteFileWith(path string, m *graph.Model, opts EncodeOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return writeAtomic(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
 		_, err := f.Write(b)
 		return err
 	})
@@ -88,7 +89,7 @@ func constantBytes(g *graph.Graph) int64 {
 // writeExternal writes the data of ext to path, 64-byte aligned, and
 // points each tensor at its bytes.
 func writeExternal(path, location string, ext []externalTensor) error {
-	return writeAtomic(path, func(f *os.File) error {
+	return atomicfile.Write(path, func(f io.Writer) error {
 		var off int64
 		pad := make([]byte, 64)
 		for _, x := range ext {
@@ -111,41 +112,4 @@ func writeExternal(path, location string, ext []externalTensor) error {
 		}
 		return nil
 	})
-}
-
-// writeAtomic writes a file via a synced temporary file in the same
-// directory and a rename.
-func writeAtomic(path string, write func(f *os.File) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

@@ -61,11 +61,7 @@ func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, op
 		if i > 0 && !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
 			break
 		}
-		agent := gat.NewAgent(net, opts.Seed+uint64(i), greedy)
-		ep, err := env.Rollout(e, agent, opts.Seed+uint64(i))
-		if err == nil {
-			err = agent.Err
-		}
+		ep, err := env.Rollout(e, gat.NewPolicyAgent(net, opts.Seed+uint64(i), greedy), opts.Seed+uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("rollout %d: %w", i, err)
 		}

@@ -1,14 +1,15 @@
 package ppo
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/gat"
 )
 
-// Transition is one collected step as the update needs it.
-type Transition struct {
+// Sample is one collected step as the update needs it.
+type Sample struct {
 	// Obs is the observation acted on; Mask is a copy of its action mask,
 	// re-applied when the update recomputes the policy.
 	Obs  *env.Observation
@@ -24,43 +25,39 @@ type Transition struct {
 	Info env.Info
 }
 
-// Agent is a PPO agent: it samples actions from the policy network and,
-// as an env.Learner, records every transition for the next update.
-type Agent struct {
+// TrainingAgent is a PPO agent: it samples actions from the policy
+// network and, as an env.Learner, records every transition for the next
+// update.
+type TrainingAgent struct {
 	net *gat.Net
 	rng *rand.Rand
-	// Steps holds the transitions recorded since the last Reset.
-	Steps []Transition
-	// Err holds the first error of the network (the agent then chooses
-	// No-Op, which ends the episode).
-	Err error
+	// Steps holds the samples recorded since the last Reset.
+	Steps []Sample
 
 	pendLogProb, pendValue float32
 }
 
-// NewAgent returns an agent sampling from net with random source src.
-func NewAgent(net *gat.Net, src rand.Source) *Agent {
-	return &Agent{net: net, rng: rand.New(src)}
+// NewTrainingAgent returns an agent sampling from net with random source
+// src.
+func NewTrainingAgent(net *gat.Net, src rand.Source) *TrainingAgent {
+	return &TrainingAgent{net: net, rng: rand.New(src)}
 }
 
 // Act implements env.Agent: it samples an action from the policy.
-func (a *Agent) Act(obs *env.Observation) int {
+func (a *TrainingAgent) Act(obs *env.Observation) (int, error) {
 	act, logp, v, err := a.net.Act(obs, a.rng, false)
 	if err != nil {
-		if a.Err == nil {
-			a.Err = err
-		}
-		act, logp, v = obs.NoOp(), 0, 0
+		return obs.NoOp(), err
 	}
 	a.pendLogProb, a.pendValue = logp, v
-	return act
+	return act, nil
 }
 
 // Observe implements env.Learner: it records the transition of the last
 // Act. After a truncation it evaluates the final observation's value to
 // bootstrap the return.
-func (a *Agent) Observe(t env.Transition) {
-	tr := Transition{
+func (a *TrainingAgent) Observe(t env.Transition) error {
+	tr := Sample{
 		Obs:     t.Obs,
 		Mask:    append([]bool(nil), t.Obs.Mask...),
 		Action:  t.Action,
@@ -71,10 +68,11 @@ func (a *Agent) Observe(t env.Transition) {
 	}
 	if t.Truncated && !t.Terminated && t.Next != nil {
 		_, _, v, err := a.net.Act(t.Next, nil, true)
-		if err != nil && a.Err == nil {
-			a.Err = err
+		if err != nil {
+			return fmt.Errorf("value of the truncated episode's last observation: %w", err)
 		}
 		tr.Step.NextValue = float64(v)
 	}
 	a.Steps = append(a.Steps, tr)
+	return nil
 }

@@ -19,7 +19,7 @@ import (
 //
 //	go test ./ppo -run '^$' -bench Update16 -benchtime 10x
 
-func benchTrainer(b *testing.B, model string) (*Trainer, []Transition) {
+func benchTrainer(b *testing.B, model string) (*Trainer, []Sample) {
 	b.Helper()
 	set, err := rules.Load()
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/onnx"
 )
 
@@ -90,7 +91,7 @@ func (t *Trainer) checkpoint() error {
 	}
 	section(&buf, "end", nil)
 	binary.Write(&buf, binary.LittleEndian, crc32.Checksum(buf.Bytes(), castagnoli))
-	return writeFileAtomic(filepath.Join(t.dir, CheckpointFile), buf.Bytes())
+	return atomicfile.WriteBytes(filepath.Join(t.dir, CheckpointFile), buf.Bytes())
 }
 
 func section(w *bytes.Buffer, name string, data []byte) {
@@ -292,37 +293,4 @@ func LoadPolicy(path string) (*gat.Net, Config, error) {
 		return nil, Config{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return ck.Net, ck.Config, nil
-}
-
-// writeFileAtomic writes data to path through a synced temporary file in
-// the same directory renamed into place.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // no-op after the rename
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
 }

@@ -23,7 +23,7 @@
 // and continues, so a killed run that is resumed writes the same stream as
 // one that was never interrupted (given a deterministic latency model).
 //
-// The trainer uses only the public API of package env: its Agent
+// The trainer uses only the public API of package env: its TrainingAgent
 // implements env.Agent and env.Learner, stores each observation's action
 // mask with the transition and re-applies that mask in the update.
 package ppo

@@ -12,25 +12,13 @@ import (
 	"strconv"
 )
 
-// Metric names: metrics.jsonl holds one JSON object per line, an
-// EpisodeRecord after every episode ("type": "episode") and an
-// UpdateRecord after every update ("type": "update"). The names of
-// CleanRL's PPO are kept; xrl's own metrics use the latency/, rules/ and
-// env/ prefixes. Numbers that are not finite are written as null.
-const (
-	MetricEpisodicReturn    = "charts/episodic_return"
-	MetricEpisodicLength    = "charts/episodic_length"
-	MetricLearningRate      = "charts/learning_rate"
-	MetricSPS               = "charts/SPS"
-	MetricValueLoss         = "losses/value_loss"
-	MetricPolicyLoss        = "losses/policy_loss"
-	MetricEntropy           = "losses/entropy"
-	MetricOldApproxKL       = "losses/old_approx_kl"
-	MetricApproxKL          = "losses/approx_kl"
-	MetricClipFrac          = "losses/clipfrac"
-	MetricExplainedVariance = "losses/explained_variance"
-	MetricGlobalStep        = "global_step"
-)
+// metrics.jsonl holds one JSON object per line, an EpisodeRecord after
+// every episode ("type": "episode") and an UpdateRecord after every update
+// ("type": "update"). The records' JSON tags are the metric names, defined
+// there only: CleanRL's PPO names (charts/episodic_return,
+// losses/approx_kl, ...) are kept; xrl's own metrics use the latency/,
+// rules/, env/ and update/ prefixes. Numbers that are not finite are
+// written as null.
 
 // Float is a float64 that marshals non-finite values as JSON null.
 type Float float64

@@ -15,6 +15,7 @@ import (
 	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/gat/nn"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/onnx"
 )
 
@@ -70,7 +71,7 @@ type Trainer struct {
 	actSrc  *rand.PCG
 	shufSrc *rand.PCG
 	shuf    *rand.Rand
-	agent   *Agent
+	agent   *TrainingAgent
 	st      State
 
 	best      *graph.Graph // nil: no improvement over the start graph yet
@@ -167,6 +168,18 @@ func Resume(dir string, episodes int, ec env.Config, opts Options) (*Trainer, er
 
 // init builds the environment and the agent.
 func (t *Trainer) init(ec env.Config) error {
+	for _, f := range []struct {
+		name          string
+		given, config int
+	}{
+		{"Horizon", ec.Horizon, t.cfg.Horizon},
+		{"FeedbackEvery", ec.FeedbackEvery, t.cfg.FeedbackEvery},
+		{"MaxCandidates", ec.MaxCandidates, t.cfg.MaxCandidates},
+	} {
+		if f.given != 0 && f.given != f.config {
+			return fmt.Errorf("env.Config.%s is %d but the PPO configuration says %d; leave it 0 (the trainer sets it)", f.name, f.given, f.config)
+		}
+	}
 	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = t.cfg.Horizon, t.cfg.FeedbackEvery, t.cfg.MaxCandidates
 	e, err := env.New(ec)
 	if err != nil {
@@ -175,7 +188,7 @@ func (t *Trainer) init(ec env.Config) error {
 	t.env = e
 	t.opt.Eps = t.cfg.AdamEps
 	t.shuf = rand.New(t.shufSrc)
-	t.agent = NewAgent(t.net, t.actSrc)
+	t.agent = NewTrainingAgent(t.net, t.actSrc)
 	return nil
 }
 
@@ -187,7 +200,7 @@ func (t *Trainer) writeConfig() error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(t.dir, ConfigFile), append(b, '\n'))
+	return atomicfile.WriteBytes(filepath.Join(t.dir, ConfigFile), append(b, '\n'))
 }
 
 // Config returns the run's configuration.
@@ -282,9 +295,6 @@ func (t *Trainer) episode() (EpisodeRecord, error) {
 	seed := episodeSeed(t.cfg.Seed, ep)
 	first := len(t.agent.Steps)
 	res, err := env.Rollout(t.env, t.agent, seed)
-	if err == nil && t.agent.Err != nil {
-		err = t.agent.Err
-	}
 	if err != nil {
 		return EpisodeRecord{}, fmt.Errorf("episode %d: %w", ep, err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xrl-dev/xrl/env"
 )
 
 // fakeClock advances one second per call, so charts/SPS is reproducible.
@@ -190,6 +192,38 @@ func TestTrainerRefusesMisuse(t *testing.T) {
 	bad.Heads = 3
 	if _, err := New(t.TempDir(), bad, chainEnv(t), Options{}); err == nil || !strings.Contains(err.Error(), "--heads") {
 		t.Errorf("bad config: %v", err)
+	}
+}
+
+func TestTrainerRejectsConflictingEnvConfig(t *testing.T) {
+	cfg := smallConfig()
+	cases := []struct {
+		name string
+		set  func(*env.Config)
+		want string // "" for no error
+	}{
+		{"unset fields take the PPO values", func(*env.Config) {}, ""},
+		{"equal values are accepted", func(c *env.Config) { c.Horizon = cfg.Horizon }, ""},
+		{"horizon", func(c *env.Config) { c.Horizon = cfg.Horizon + 1 }, "env.Config.Horizon"},
+		{"feedback", func(c *env.Config) { c.FeedbackEvery = cfg.FeedbackEvery + 1 }, "env.Config.FeedbackEvery"},
+		{"candidates", func(c *env.Config) { c.MaxCandidates = 3 }, "env.Config.MaxCandidates"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ec := chainEnv(t)
+			tc.set(&ec)
+			tr, err := New(t.TempDir(), cfg, ec, Options{})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr.Close()
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one naming %s", err, tc.want)
+			}
+		})
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 
 // update runs one PPO update over steps (whole episodes) and returns its
 // record (SPS is left for the caller).
-func (t *Trainer) update(steps []Transition) (UpdateRecord, error) {
+func (t *Trainer) update(steps []Sample) (UpdateRecord, error) {
 	t.st.Update++
 	cfg := &t.cfg
 	rec := UpdateRecord{Type: "update", Update: t.st.Update, Episode: t.st.Episode, GlobalStep: t.st.GlobalStep, Steps: len(steps)}
@@ -72,7 +72,7 @@ func (t *Trainer) update(steps []Transition) (UpdateRecord, error) {
 
 // minibatch takes one gradient step on the samples mb and returns the
 // loss and the gradient norm before clipping.
-func (t *Trainer) minibatch(steps []Transition, mb []int, adv, ret []float64, c LossCoefs) (LossOutput, float64, error) {
+func (t *Trainer) minibatch(steps []Sample, mb []int, adv, ret []float64, c LossCoefs) (LossOutput, float64, error) {
 	B := len(mb)
 	obs := make([]*env.Observation, B)
 	actions := make([]int, B)

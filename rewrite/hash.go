@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"math"
 	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -37,80 +36,11 @@ type hashBase struct {
 	hash   graph.Hash   // the graph's canonical hash
 }
 
-// enc appends the encodings graph's hasher uses.
-type enc []byte
-
-func (e enc) u64(v uint64) enc        { return binary.LittleEndian.AppendUint64(e, v) }
-func (e enc) str(s string) enc        { return append(e.u64(uint64(len(s))), s...) }
-func (e enc) digest(h graph.Hash) enc { return append(e, h[:]...) }
-
-func (e enc) tensor(t *graph.Tensor) enc {
-	if t == nil {
-		return e.str("nil-tensor")
-	}
-	return e.digest(t.Digest())
-}
-
-func (e enc) attr(a graph.Attr) enc {
-	e = e.u64(uint64(a.Kind))
-	switch a.Kind {
-	case graph.AttrFloat:
-		e = e.u64(uint64(math.Float32bits(a.Float)))
-	case graph.AttrInt:
-		e = e.u64(uint64(a.Int))
-	case graph.AttrString:
-		e = e.str(a.String)
-	case graph.AttrTensor:
-		e = e.tensor(a.Tensor)
-	case graph.AttrFloats:
-		e = e.u64(uint64(len(a.Floats)))
-		for _, f := range a.Floats {
-			e = e.u64(uint64(math.Float32bits(f)))
-		}
-	case graph.AttrInts:
-		e = e.u64(uint64(len(a.Ints)))
-		for _, v := range a.Ints {
-			e = e.u64(uint64(v))
-		}
-	case graph.AttrStrings:
-		e = e.u64(uint64(len(a.Strings)))
-		for _, s := range a.Strings {
-			e = e.str(s)
-		}
-	case graph.AttrTensors:
-		e = e.u64(uint64(len(a.Tensors)))
-		for _, t := range a.Tensors {
-			e = e.tensor(t)
-		}
-	}
-	return e
-}
-
-func (e enc) valueType(v *graph.Value) enc {
-	e = e.u64(uint64(v.DType))
-	if !v.ShapeKnown {
-		return e.str("unknown-shape")
-	}
-	e = e.u64(uint64(len(v.Shape)))
-	for _, d := range v.Shape {
-		e = e.u64(uint64(d.Value)).str(d.Param)
-	}
-	return e
-}
+// enc is graph's canonical-hash encoding.
+type enc = graph.HashEnc
 
 // nodePrefix returns the bytes a node's digest starts with.
-func nodePrefix(n *graph.Node) []byte {
-	e := enc(nil).str(n.Domain).str(n.Op)
-	if n.Opaque != nil {
-		e = append(e.u64(uint64(len(n.Opaque))), n.Opaque...)
-	}
-	names := n.Attrs.Names()
-	e = e.u64(uint64(len(names)))
-	for _, name := range names {
-		e = e.str(name).attr(n.Attrs[name])
-	}
-	return e
-}
+func nodePrefix(n *graph.Node) []byte { return enc(nil).NodePrefix(n) }
 
 // hashState digests values and nodes. During the base pass every digest
 // goes to the map; for a candidate, values of the base graph are looked up
@@ -197,9 +127,9 @@ func (s *hashState) value(v *graph.Value) graph.Hash {
 	}
 	var e enc
 	if v.Const != nil {
-		e = enc(nil).str("const").valueType(v).tensor(v.Const)
+		e = enc(nil).Str("const").ValueType(v).Tensor(v.Const)
 	} else {
-		e = enc(nil).str("dangling").valueType(v)
+		e = enc(nil).Str("dangling").ValueType(v)
 	}
 	h := graph.Hash(sha256.Sum256(e))
 	s.set(v, h)
@@ -210,17 +140,17 @@ func (s *hashState) value(v *graph.Value) graph.Hash {
 // digests.
 func (s *hashState) node(n *graph.Node, prefix []byte) graph.Hash {
 	e := append(s.buf[:0], prefix...)
-	e = e.u64(uint64(len(n.Inputs)))
+	e = e.U64(uint64(len(n.Inputs)))
 	for _, in := range n.Inputs {
-		e = e.digest(s.value(in))
+		e = e.Digest(s.value(in))
 	}
-	e = e.u64(uint64(len(n.Outputs)))
+	e = e.U64(uint64(len(n.Outputs)))
 	nd := graph.Hash(sha256.Sum256(e))
 	for i, o := range n.Outputs {
 		if o == nil {
 			continue
 		}
-		e = enc(e[:0]).digest(nd).u64(uint64(i)).valueType(o)
+		e = enc(e[:0]).Digest(nd).U64(uint64(i)).ValueType(o)
 		s.set(o, sha256.Sum256(e))
 	}
 	s.buf = e
@@ -233,9 +163,9 @@ func newHashBase(gx *gindex) *hashBase {
 	hb := &hashBase{gx: gx, nd: make([]graph.Hash, n), prefix: make([][]byte, n)}
 	st := newHashState(nil)
 	for i, in := range gx.g.Inputs {
-		e := enc(nil).str("input").u64(uint64(i)).valueType(in)
+		e := enc(nil).Str("input").U64(uint64(i)).ValueType(in)
 		if in.Const != nil {
-			e = e.tensor(in.Const)
+			e = e.Tensor(in.Const)
 		}
 		st.set(in, sha256.Sum256(e))
 	}
@@ -260,9 +190,9 @@ func newHashBase(gx *gindex) *hashBase {
 		hb.sorted[r] = hb.nd[p]
 		hb.rank[p] = int32(r)
 	}
-	e := st.head(gx.g).u64(uint64(n))
+	e := st.head(gx.g).U64(uint64(n))
 	for _, d := range hb.sorted {
-		e = e.digest(d)
+		e = e.Digest(d)
 	}
 	hb.hash = sha256.Sum256(e)
 	return hb
@@ -283,14 +213,14 @@ func compareHash(a, b graph.Hash) int {
 // head encodes the start of the graph digest: inputs and outputs.
 func (s *hashState) head(g *graph.Graph) enc {
 	e := s.buf[:0]
-	e = e.u64(uint64(len(g.Inputs)))
+	e = e.U64(uint64(len(g.Inputs)))
 	for _, in := range g.Inputs {
 		h, _ := s.lookup(in)
-		e = e.digest(h)
+		e = e.Digest(h)
 	}
-	e = e.u64(uint64(len(g.Outputs)))
+	e = e.U64(uint64(len(g.Outputs)))
 	for _, o := range g.Outputs {
-		e = e.digest(s.value(o))
+		e = e.Digest(s.value(o))
 	}
 	return e
 }
@@ -343,24 +273,24 @@ func (hb *hashBase) candidateHash(st *hashState, g *graph.Graph, origins []nodeO
 	// Stream the merge of the base list (less the removed digests) and
 	// the added digests into the final digest.
 	h := sha256.New()
-	e := st.head(g).u64(uint64(len(hb.sorted) - removed + len(added)))
+	e := st.head(g).U64(uint64(len(hb.sorted) - removed + len(added)))
 	a := 0
 	for r, d := range hb.sorted {
 		if st.skip[r] {
 			continue
 		}
 		for a < len(added) && compareHash(added[a], d) < 0 {
-			e = e.digest(added[a])
+			e = e.Digest(added[a])
 			a++
 		}
-		e = e.digest(d)
+		e = e.Digest(d)
 		if len(e) >= 4096 {
 			h.Write(e)
 			e = e[:0]
 		}
 	}
 	for ; a < len(added); a++ {
-		e = e.digest(added[a])
+		e = e.Digest(added[a])
 	}
 	h.Write(e)
 	st.buf = e

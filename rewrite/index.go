@@ -110,30 +110,7 @@ func (gx *gindex) producerNode(v *graph.Value) *graph.Node {
 // usedNames returns every node and value name of the graph.
 func (gx *gindex) usedNames() map[string]bool {
 	gx.namesOnce.Do(func() {
-		used := make(map[string]bool, 3*len(gx.nodes)+len(gx.g.Inputs)+len(gx.g.Initializers))
-		for _, v := range gx.g.Inputs {
-			used[v.Name] = true
-		}
-		for _, v := range gx.g.Initializers {
-			used[v.Name] = true
-		}
-		for _, v := range gx.g.Outputs {
-			used[v.Name] = true
-		}
-		for _, n := range gx.nodes {
-			used[n.Name] = true
-			for _, v := range n.Inputs {
-				if v != nil {
-					used[v.Name] = true
-				}
-			}
-			for _, v := range n.Outputs {
-				if v != nil {
-					used[v.Name] = true
-				}
-			}
-		}
-		gx.names = used
+		gx.names = gx.g.Names()
 	})
 	return gx.names
 }

@@ -87,7 +87,7 @@ func memoKey(n *graph.Node) string {
 			k = append(k, 0)
 			continue
 		}
-		k = enc(append(k, 1)).valueType(o)
+		k = enc(append(k, 1)).ValueType(o)
 	}
 	return string(k)
 }

@@ -95,26 +95,7 @@ func Apply(g *graph.Graph, m *Match) (*graph.Graph, error) {
 
 // graphNamer returns a Namer that avoids every node and value name of g.
 func graphNamer(g *graph.Graph, prefix string) Namer {
-	used := map[string]bool{}
-	for _, v := range g.Inputs {
-		used[v.Name] = true
-	}
-	for _, v := range g.Initializers {
-		used[v.Name] = true
-	}
-	for _, n := range g.Nodes {
-		used[n.Name] = true
-		for _, v := range n.Inputs {
-			if v != nil {
-				used[v.Name] = true
-			}
-		}
-		for _, v := range n.Outputs {
-			if v != nil {
-				used[v.Name] = true
-			}
-		}
-	}
+	used := g.Names()
 	count := 0
 	return func(base string) string {
 		for {

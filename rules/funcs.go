@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -130,7 +131,7 @@ func init() {
 			return Value{}, err
 		}
 		y, err := dimsOf(a[1])
-		return boolVal(err == nil && intsEqual(x, y)), err
+		return boolVal(err == nil && slices.Equal(x, y)), err
 	})
 	register("sameDimsExcept", "sameDimsExcept(a, b, i) holds when a and b have the same rank and agree on every dimension but i.", KBool, argTTI, func(a []Value) (Value, error) {
 		x, err := dimsOf(a[0])

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,7 +150,7 @@ func (v Value) Equal(w Value) bool {
 	case KString:
 		return v.Str == w.Str
 	case KInts:
-		return intsEqual(v.Ints, w.Ints)
+		return slices.Equal(v.Ints, w.Ints)
 	case KFloats:
 		return floatsEqual(v.Floats, w.Floats)
 	case KBool:
@@ -160,18 +161,6 @@ func (v Value) Equal(w Value) bool {
 		return recordsEqual(v, w)
 	}
 	return false
-}
-
-func intsEqual(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func floatsEqual(a, b []float64) bool {

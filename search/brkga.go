@@ -40,7 +40,7 @@ func BRKGA(p *Problem, o Options) (*Result, error) {
 	// latency model every few steps, mostly answered from its cache.
 	res := &Result{Algorithm: "brkga", Best: r.Best, InitialLatency: r.InitialLatency, BestLatency: r.BestLatency,
 		Path: r.Applied, Steps: r.Generations, Evaluations: r.Evaluations, StopReason: r.StopReason, Elapsed: r.Elapsed,
-		Rules: map[string]*RuleStats{}}
+		Rules: map[string]*RuleUse{}}
 	if res.StopReason == "budget" {
 		res.StopReason = StopBudget
 	} else {

@@ -19,8 +19,8 @@ const (
 	StopTimeLimit     = "time limit"
 )
 
-// RuleStats counts what one rule did during a run.
-type RuleStats struct {
+// RuleUse counts what one rule did during a run.
+type RuleUse struct {
 	// Candidates is how many candidates the rule produced (over every
 	// expanded graph).
 	Candidates int
@@ -46,7 +46,7 @@ type Result struct {
 	StopReason  string
 	Elapsed     time.Duration
 	// Rules holds per-rule statistics.
-	Rules map[string]*RuleStats
+	Rules map[string]*RuleUse
 }
 
 // Speedup returns InitialLatency / BestLatency.
@@ -57,13 +57,13 @@ func (r *Result) Speedup() float64 {
 	return float64(r.InitialLatency) / float64(r.BestLatency)
 }
 
-func (r *Result) rule(name string) *RuleStats {
+func (r *Result) rule(name string) *RuleUse {
 	if r.Rules == nil {
-		r.Rules = make(map[string]*RuleStats)
+		r.Rules = make(map[string]*RuleUse)
 	}
 	s, ok := r.Rules[name]
 	if !ok {
-		s = &RuleStats{}
+		s = &RuleUse{}
 		r.Rules[name] = s
 	}
 	return s

@@ -59,7 +59,7 @@ func (p *Problem) latency(g *graph.Graph, res *Result) (time.Duration, error) {
 
 func (p *Problem) start(name string) (*Result, time.Time, error) {
 	t0 := time.Now()
-	res := &Result{Algorithm: name, Best: p.Model.Graph, Rules: map[string]*RuleStats{}}
+	res := &Result{Algorithm: name, Best: p.Model.Graph, Rules: map[string]*RuleUse{}}
 	l, err := p.latency(p.Model.Graph, res)
 	if err != nil {
 		return nil, t0, fmt.Errorf("%s: measuring the start graph: %w", name, err)

@@ -129,9 +129,6 @@ func envRolloutRun(o *envRolloutOptions) error {
 		if err != nil {
 			return err
 		}
-		if g, ok := agent.(*env.GreedyAgent); ok && g.Err != nil {
-			return g.Err
-		}
 		sumRet += ep.Return
 		sumSpeed += ep.Speedup()
 		fmt.Fprintf(tw, "%d\t%.2f\t%d\t%s\t%v\t%v\t%.3fx\t%v\t\n", i+1, ep.Return, ep.Steps, ep.StopReason,

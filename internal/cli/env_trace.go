@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 )
 
 // traceStep is one line of `xrl env rollout --trace`.
@@ -38,27 +39,30 @@ type traceAgent struct {
 }
 
 // Act implements env.Agent, noting when the step begins.
-func (a *traceAgent) Act(obs *env.Observation) int {
-	act := a.Agent.Act(obs)
+func (a *traceAgent) Act(obs *env.Observation) (int, error) {
+	act, err := a.Agent.Act(obs)
 	a.acted = time.Now()
-	return act
+	return act, err
 }
 
 // Observe implements env.Learner.
-func (a *traceAgent) Observe(t env.Transition) {
+func (a *traceAgent) Observe(t env.Transition) error {
 	stepNs := time.Since(a.acted).Nanoseconds()
 	if l, ok := a.Agent.(env.Learner); ok {
-		l.Observe(t)
+		if err := l.Observe(t); err != nil {
+			return err
+		}
 	}
 	a.steps = append(a.steps, traceStep{Episode: a.episode, Seed: a.seed, Step: t.Info.Step, Action: t.Action,
 		Reward: t.Reward, Terminated: t.Terminated, Truncated: t.Truncated, Rule: t.Info.Rule,
 		Candidates: t.Info.Candidates, Shown: t.Info.Shown, Nodes: t.Info.Nodes, Measured: t.Info.Measured,
 		LatencyNs: int64(t.Info.Latency), StepNs: stepNs})
+	return nil
 }
 
 // write stores the trace as JSON lines.
 func (a *traceAgent) write(path string) error {
-	err := writeFileAtomic(path, func(w io.Writer) error {
+	err := atomicfile.Write(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		for _, s := range a.steps {
 			if err := enc.Encode(s); err != nil {

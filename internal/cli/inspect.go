@@ -3,13 +3,12 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"text/tabwriter"
 	"time"
 
 	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/pipeline"
 
 	"github.com/spf13/cobra"
@@ -106,7 +105,7 @@ func inspectRun(o *inspectOptions) error {
 		}
 	}
 	if o.DOT != "" {
-		if err := writeFileAtomic(o.DOT, func(f io.Writer) error { return g.WriteDOT(f) }); err != nil {
+		if err := atomicfile.Write(o.DOT, func(f io.Writer) error { return g.WriteDOT(f) }); err != nil {
 			return fmt.Errorf("writing %s: %w", o.DOT, err)
 		}
 		fmt.Fprintf(w, "wrote %s\n", o.DOT)
@@ -193,25 +192,6 @@ func humanCount(v float64) string {
 		return fmt.Sprintf("%.2fK", v/1e3)
 	}
 	return fmt.Sprintf("%.0f", v)
-}
-
-// writeFileAtomic writes a file through a temporary file in the same
-// directory and renames it into place, so readers never see a partial file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".xrl-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
 
 // boundInputs formats the bound input shapes as "x=1x3x224x224, y=1x8".

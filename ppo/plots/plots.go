@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/ppo"
 )
 
@@ -261,19 +262,10 @@ func save(p *plot.Plot, w, h vg.Length, path string) error {
 
 // savePNG writes a canvas to path atomically.
 func savePNG(img *vgimg.Canvas, path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
 		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	})
 }
 
 // keyGrid is a vertical colour ramp from 0.5 (the least count shown in
