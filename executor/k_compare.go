@@ -99,27 +99,35 @@ func cmpFunc[T numT](op string) func(a, b T) bool {
 	return func(a, b T) bool { return a <= b }
 }
 
-// bcastMap sets d = f(a, b) over a two-input broadcast plan.
+// bcastMap sets d = f(a, b) over a two-input broadcast plan, in parallel
+// for large outputs.
 func bcastMap[A, D any](rc *runCtx, p *bcastPlan, d []D, a, b []A, f func(A, A) D) {
 	if p.n == 0 {
 		return
 	}
-	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) {
-		sa, sb := p.innerStride(0), p.innerStride(1)
-		L := p.inner
-		var it rowIter
-		it.start(p, lo)
-		for r := lo; r < hi; r++ {
-			if r > lo {
-				it.next(r)
-			}
-			row := d[r*L : (r+1)*L]
-			oa, ob := it.offs[0], it.offs[1]
-			for i := range row {
-				row[i] = f(a[oa+i*sa], b[ob+i*sb])
-			}
+	if chunks(rc.threads, p.n, 1) <= 1 {
+		bcastRows(p, d, a, b, f, 0, p.rows)
+		return
+	}
+	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { bcastRows(p, d, a, b, f, lo, hi) })
+}
+
+// bcastRows computes rows [lo, hi) of the plan.
+func bcastRows[A, D any](p *bcastPlan, d []D, a, b []A, f func(A, A) D, lo, hi int) {
+	sa, sb := p.innerStride(0), p.innerStride(1)
+	L := p.inner
+	var it rowIter
+	it.start(p, lo)
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			it.next(r)
 		}
-	})
+		row := d[r*L : (r+1)*L]
+		oa, ob := it.offs[0], it.offs[1]
+		for i := range row {
+			row[i] = f(a[oa+i*sa], b[ob+i*sb])
+		}
+	}
 }
 
 func newModKernel(ni *nodeInfo) (kernel, error) {

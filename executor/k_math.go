@@ -126,6 +126,12 @@ func (k *mathKernel) run(rc *runCtx, ins, outs []any) error {
 
 // mapRun sets y[i] = f(x[i]), in parallel for large inputs.
 func mapRun[A, B any](rc *runCtx, y []B, x []A, cost int, f func(A) B) {
+	if chunks(rc.threads, len(x), cost) <= 1 {
+		for i, v := range x {
+			y[i] = f(v)
+		}
+		return
+	}
 	parallelFor(rc.threads, len(x), cost, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			y[i] = f(x[i])

@@ -57,7 +57,32 @@ func (k *equalKernel) run(rc *runCtx, ins, outs []any) error {
 }
 
 func equalRun[T comparable](rc *runCtx, p *bcastPlan, d []bool, a, b []T) {
-	bcastMap(rc, p, d, a, b, func(x, y T) bool { return x == y })
+	if p.n == 0 {
+		return
+	}
+	if chunks(rc.threads, p.n, 1) <= 1 {
+		equalRows(p, d, a, b, 0, p.rows)
+		return
+	}
+	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { equalRows(p, d, a, b, lo, hi) })
+}
+
+// equalRows compares rows [lo, hi) of the plan.
+func equalRows[T comparable](p *bcastPlan, d []bool, a, b []T, lo, hi int) {
+	sa, sb := p.innerStride(0), p.innerStride(1)
+	L := p.inner
+	var it rowIter
+	it.start(p, lo)
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			it.next(r)
+		}
+		row := d[r*L : (r+1)*L]
+		oa, ob := it.offs[0], it.offs[1]
+		for i := range row {
+			row[i] = a[oa+i*sa] == b[ob+i*sb]
+		}
+	}
 }
 
 // whereKernel is Where(condition, X, Y) with three-way broadcasting; it
