@@ -41,7 +41,12 @@ type binaryKernel struct {
 }
 
 func newBinaryKernel(ni *nodeInfo) (kernel, error) {
-	op := binOps[ni.node.Op]
+	return newBinaryKernelOp(ni, binOps[ni.node.Op])
+}
+
+// newBinaryKernelOp compiles op over the node's inputs (two or more fold
+// left to right).
+func newBinaryKernelOp(ni *nodeInfo, op binOp) (*binaryKernel, error) {
 	out := ni.out(0)
 	k := &binaryKernel{op: op, dt: out.dt}
 	if !isNumericDT(out.dt) {

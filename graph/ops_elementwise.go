@@ -58,17 +58,8 @@ func init() {
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
 		MinOpset: 9, Elementwise: true, Infer: inferPow,
 	})
-	variadic := func(op, doc string, fold BinaryOp) {
-		Register(&OpSchema{
-			Op: op, Doc: doc,
-			Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
-			Outputs:  []InputSpec{{Name: op}},
-			MinOpset: 9, Commutative: true, Elementwise: true,
-			Infer: inferVariadic(fold),
-		})
-	}
-	variadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax)
-	variadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin)
+	registerVariadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax))
+	registerVariadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin))
 	Register(&OpSchema{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
@@ -84,6 +75,18 @@ func init() {
 			{Attr: "max", Input: 2, Since: 11, DType: FromInputDType},
 		},
 		MinOpset: 9, Elementwise: true, Infer: inferClip,
+	})
+}
+
+// registerVariadic adds a commutative elementwise op of one or more
+// broadcast inputs.
+func registerVariadic(op, doc string, infer InferFunc) {
+	Register(&OpSchema{
+		Op: op, Doc: doc,
+		Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
+		Outputs:  []InputSpec{{Name: op}},
+		MinOpset: 9, Commutative: true, Elementwise: true,
+		Infer: infer,
 	})
 }
 

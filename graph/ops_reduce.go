@@ -5,24 +5,27 @@ import "fmt"
 // Reductions.
 
 func init() {
-	reduce := func(op, what string, since int64) {
-		Register(&OpSchema{
-			Op:      op,
-			Doc:     "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims.",
-			Inputs:  []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
-			Outputs: []InputSpec{{Name: "reduced"}},
-			Attrs: []AttrSpec{
-				{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},
-				{Name: "noop_with_empty_axes", Kind: AttrInt, Default: defInt(0)},
-			},
-			AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
-			MinOpset:   9,
-			Infer:      inferReduce,
-		})
-	}
-	reduce("ReduceMean", "the mean", 18)
-	reduce("ReduceSum", "the sum", 13)
-	reduce("ReduceMax", "the maximum", 18)
+	registerReduce("ReduceMean", "the mean", 18)
+	registerReduce("ReduceSum", "the sum", 13)
+	registerReduce("ReduceMax", "the maximum", 18)
+}
+
+// registerReduce adds a Reduce op whose axes attribute became an input at
+// opset since.
+func registerReduce(op, what string, since int64) {
+	Register(&OpSchema{
+		Op:      op,
+		Doc:     "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims.",
+		Inputs:  []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
+		Outputs: []InputSpec{{Name: "reduced"}},
+		Attrs: []AttrSpec{
+			{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},
+			{Name: "noop_with_empty_axes", Kind: AttrInt, Default: defInt(0)},
+		},
+		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
+		MinOpset:   9,
+		Infer:      inferReduce,
+	})
 }
 
 func inferReduce(n *Node) error {

@@ -41,6 +41,10 @@ func legacyForm(n *graph.Node, opset int64, attrs graph.Attrs, raise raiseFunc) 
 		attrs["is_test"] = graph.IntAttr(1)
 	}
 	switch {
+	case op == "PRelu" && opset < preluBroadcastSince:
+		if !sameOrSingle(n.Input(0), n.Input(1)) {
+			return raise(preluBroadcastSince, "PRelu before opset %d needs a one-element slope or one of X's shape", preluBroadcastSince)
+		}
 	case legacyBroadcast[op] && opset < numpyBroadcastSince:
 		a, b := n.Input(0), n.Input(1)
 		switch {

@@ -77,6 +77,10 @@ func (d *decoder) upgrade(np *onnxpb.NodeProto, ins, outs []*graph.Value) []lega
 	}
 	p := legacyPiece{np: u, ins: ins, outs: outs}
 	switch {
+	case op == "PRelu" && o < preluBroadcastSince:
+		if len(ins) != 2 || !sameOrSingle(ins[0], ins[1]) {
+			return nil
+		}
 	case legacyBroadcast[op] && o < numpyBroadcastSince:
 		return d.upgradeBroadcast(p)
 	case o < sameShapeBefore[op]:
@@ -223,6 +227,16 @@ func (d *decoder) upgradeCast(u *onnxpb.NodeProto, ins []*graph.Value) bool {
 
 // knownDifferent reports whether a and b are known to have different
 // shapes: different ranks, or a dimension both know with different sizes.
+// sameOrSingle reports whether slope, PRelu's second input before opset
+// 7, is known to have one element or exactly x's static shape, the only
+// forms that opset defined.
+func sameOrSingle(x, slope *graph.Value) bool {
+	if x == nil || slope == nil || !x.ShapeKnown || !slope.ShapeKnown || !x.Shape.Static() || !slope.Shape.Static() {
+		return false
+	}
+	return graph.NumElements(slope.Shape.Ints()) == 1 || x.Shape.Equal(slope.Shape)
+}
+
 func knownDifferent(a, b *graph.Value) bool {
 	if !a.ShapeKnown || !b.ShapeKnown {
 		return false

@@ -20,6 +20,13 @@ var legacyFirst = map[string]int64{
 	"Pad": 1, "Reshape": 1, "Shape": 1, "Slice": 1, "Split": 1, "Squeeze": 1,
 	"Transpose": 1, "Unsqueeze": 1, "ReduceMax": 1, "ReduceMean": 1, "ReduceSum": 1,
 	"Expand": 8,
+	"Neg":    1, "Abs": 1, "Reciprocal": 1, "Floor": 1, "Ceil": 1, "Not": 1, "And": 1, "Or": 1, "Xor": 1,
+	"Greater": 1, "Less": 1, "Sum": 1, "Mean": 1, "Elu": 1, "Selu": 1, "PRelu": 1, "Softplus": 1,
+	"Softsign": 1, "LogSoftmax": 1, "Hardmax": 1, "InstanceNormalization": 1, "LRN": 1,
+	"GlobalMaxPool": 1, "ArgMax": 1, "ArgMin": 1, "TopK": 1, "Size": 1, "DepthToSpace": 1,
+	"SpaceToDepth": 1, "ReduceMin": 1, "ReduceProd": 1, "ReduceL1": 1, "ReduceL2": 1,
+	"ReduceLogSum": 1, "ReduceLogSumExp": 1, "ReduceSumSquare": 1, "Tile": 6,
+	"Sin": 7, "Cos": 7, "Tan": 7, "Asin": 7, "Acos": 7, "Atan": 7,
 }
 
 // consumedBefore lists the operators whose first versions carried the
@@ -30,6 +37,8 @@ var consumedBefore = map[string]int64{
 	"Relu": 6, "Sigmoid": 6, "Tanh": 6, "Exp": 6, "Log": 6, "Sqrt": 6,
 	"LeakyRelu": 6, "HardSigmoid": 6, "Clip": 6,
 	"BatchNormalization": 6, "Dropout": 6, "Reshape": 5,
+	"Neg": 6, "Abs": 6, "Reciprocal": 6, "Floor": 6, "Ceil": 6, "Sum": 6, "Mean": 6,
+	"Elu": 6, "Selu": 6, "PRelu": 6, "InstanceNormalization": 6,
 }
 
 // consumedRequired lists the operators whose consumed_inputs attribute was
@@ -42,7 +51,12 @@ var consumedRequired = map[string]bool{"BatchNormalization": true}
 // trailing dimensions when axis is absent); the result has A's shape.
 var legacyBroadcast = map[string]bool{
 	"Add": true, "Sub": true, "Mul": true, "Div": true, "Pow": true, "Equal": true,
+	"And": true, "Or": true, "Xor": true, "Greater": true, "Less": true,
 }
+
+// preluBroadcastSince is the opset from which PRelu's slope broadcasts
+// to X; before it the slope had one element or X's shape.
+const preluBroadcastSince = 7
 
 // numpyBroadcastSince is the opset from which the binary operators of
 // legacyBroadcast use numpy broadcasting.
@@ -50,7 +64,7 @@ const numpyBroadcastSince = 7
 
 // sameShapeBefore lists variadic operators whose inputs had to share one
 // shape (no broadcasting) before the given opset.
-var sameShapeBefore = map[string]int64{"Max": 8, "Min": 8}
+var sameShapeBefore = map[string]int64{"Max": 8, "Min": 8, "Sum": 8, "Mean": 8}
 
 // testModeBefore lists operators that before the given opset had an
 // is_test attribute defaulting to training mode; only is_test=1 is the

@@ -66,9 +66,9 @@ save('max_shapes_differ', 7, [N('Max', ['a', 'b'], ['y'], name='n')], [vi('a', [
 save('reshape_without_shape', 4, [N('Reshape', ['x'], ['y'], name='n')], [vi('x', [2, 3])], [vi('y', [6])])
 save('clip_consumed_after_6', 6, [N('Clip', ['x'], ['y'], name='n', consumed_inputs=[0])], [vi('x', [2])], [vi('y', [2])])
 
-# Mixed models: Neg has no schema, so the opset cannot be raised on export.
+# Mixed models: LpNormalization has no schema, so the opset cannot be raised on export.
 save('mixed', 6, [
-    N('Neg', ['x'], ['neg'], name='neg'),
+    N('LpNormalization', ['x'], ['neg'], name='neg'),
     N('Add', ['x', 'z'], ['sum'], name='same_shape'),
     N('Mul', ['neg', 'x'], ['prod'], name='unknown_shape'),
     N('Relu', ['sum'], ['r'], name='unary'),
@@ -191,13 +191,13 @@ func oldModel(t *testing.T, opset int64, pinned bool, build func(b *graph.Builde
 		t.Fatal(err)
 	}
 	if pinned {
-		raw, err := opaqueBytes(&onnxpb.NodeProto{OpType: proto.String("Neg")})
+		raw, err := opaqueBytes(&onnxpb.NodeProto{OpType: proto.String("LpNormalization")})
 		if err != nil {
 			t.Fatal(err)
 		}
 		z := &graph.Value{Name: "pin"}
 		z.SetStatic(y.DType, y.Shape.Ints())
-		g.Nodes = append(g.Nodes, &graph.Node{Name: "pin", Op: "Neg", Inputs: []*graph.Value{y}, Outputs: []*graph.Value{z}, Opaque: raw})
+		g.Nodes = append(g.Nodes, &graph.Node{Name: "pin", Op: "LpNormalization", Inputs: []*graph.Value{y}, Outputs: []*graph.Value{z}, Opaque: raw})
 		g.Outputs = append(g.Outputs, z)
 	}
 	return &graph.Model{Graph: g, IRVersion: 3, Opsets: []graph.OpsetID{{Version: opset}}}

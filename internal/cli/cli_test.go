@@ -70,7 +70,7 @@ func TestErrorPaths(t *testing.T) {
 		{"dangling", []string{"run", f("dangling.onnx")}, exitError, []string{"dangling.onnx", "adder", "ghost"}},
 		{"shape mismatch", []string{"run", f("mismatch.onnx")}, exitError, []string{"mismatch.onnx", "mm", "shape"}},
 		{"unbound dimension", []string{"run", f("unbound.onnx"), "--runtime", "go"}, exitError, []string{"unbound.onnx", `"x"`, "height", "--shape"}},
-		{"opaque op in executor", []string{"run", f("opaque.onnx"), "--runtime", "go"}, exitError, []string{"opaque.onnx", "soft", "Softplus", "not supported"}},
+		{"opaque op in executor", []string{"run", f("opaque.onnx"), "--runtime", "go"}, exitError, []string{"opaque.onnx", "soft", "LpNormalization", "not supported"}},
 		{"bad shape flag", []string{"run", f("mlp.onnx"), "--shape", "x=2xQ"}, exitUsage, []string{"--shape", "x=2xQ"}},
 		{"shape flag without name", []string{"run", f("mlp.onnx"), "--shape", "2x16"}, exitUsage, []string{"--shape", "NAME=DIMS"}},
 		{"shape for unknown input", []string{"run", f("mlp.onnx"), "--shape", "y=2x16"}, exitError, []string{`"y"`, "x"}},
@@ -123,7 +123,7 @@ func TestCommandsWork(t *testing.T) {
 	}{
 		{"version", []string{"version"}, []string{"xrl "}},
 		{"inspect", []string{"inspect", f("mlp.onnx")}, []string{"batch", "MatMul", "parameters", "136", "FLOPs", "x=1x16"}},
-		{"inspect opaque", []string{"inspect", f("opaque.onnx")}, []string{"Softplus", "opaque"}},
+		{"inspect opaque", []string{"inspect", f("opaque.onnx")}, []string{"LpNormalization", "opaque"}},
 		{"inspect candidates", []string{"inspect", f("mlp.onnx"), "--candidates"}, []string{"candidates", "RULE", "MATCHES"}},
 		{"run go", []string{"run", f("mlp.onnx"), "--runtime", "go", "--shape", "x=4x16", "--runs", "3"}, []string{"4x16", "runtime go: median"}},
 		{"convert", []string{"convert", f("mlp.onnx"), out}, []string{"wrote"}},

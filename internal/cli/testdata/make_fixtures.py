@@ -62,6 +62,6 @@ save("unbound.onnx", helper.make_graph(
 # An operator xrl keeps opaque (no Go kernel), with shapes from value_info.
 save("opaque.onnx", helper.make_graph(
     [helper.make_node("Relu", ["x"], ["r"], name="relu"),
-     helper.make_node("Softplus", ["r"], ["y"], name="soft")],
+     helper.make_node("LpNormalization", ["r"], ["y"], name="soft")],
     "opaque", [vi("x", TP.FLOAT, [2, 4])], [vi("y", TP.FLOAT, [2, 4])],
     value_info=[vi("r", TP.FLOAT, [2, 4])]))

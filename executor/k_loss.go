@@ -1,0 +1,97 @@
+package executor
+
+import "fmt"
+
+// NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss over input
+// [N, C, d...] viewed as [N, C, D] with targets [N, D]; sums in float64.
+
+func init() {
+	registerKernel(newLossKernel, "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss")
+}
+
+type lossKernel struct {
+	n, c, d   int
+	softmax   bool
+	reduction string
+	ignore    int64
+	hasIgnore bool
+}
+
+func newLossKernel(ni *nodeInfo) (kernel, error) {
+	in := ni.in(0)
+	if !isFloatDT(in.dt) {
+		return nil, errDType(ni.node.Op, in.dt)
+	}
+	if err := checkIndexDT(ni, 1); err != nil {
+		return nil, err
+	}
+	k := &lossKernel{n: in.shape[0], c: in.shape[1], d: 1, softmax: ni.node.Op == "SoftmaxCrossEntropyLoss",
+		reduction: ni.node.AttrString("reduction"), hasIgnore: ni.node.HasAttr("ignore_index")}
+	if k.hasIgnore {
+		k.ignore = ni.node.AttrInt("ignore_index")
+	}
+	for _, v := range in.shape[2:] {
+		k.d *= v
+	}
+	return k, nil
+}
+
+func (k *lossKernel) run(rc *runCtx, ins, outs []any) error {
+	target := indexData(ins[1])
+	var logProb any
+	if len(outs) > 1 {
+		logProb = outs[1]
+	}
+	switch x := ins[0].(type) {
+	case []float32:
+		w, _ := optIn(ins, 2).([]float32)
+		lp, _ := logProb.([]float32)
+		return lossRun(rc, k, outs[0].([]float32), lp, x, w, target)
+	case []float64:
+		w, _ := optIn(ins, 2).([]float64)
+		lp, _ := logProb.([]float64)
+		return lossRun(rc, k, outs[0].([]float64), lp, x, w, target)
+	}
+	return nil
+}
+
+func lossRun[T floatT](rc *runCtx, k *lossKernel, y, logProb, x, w []T, target []int64) error {
+	if k.softmax {
+		if logProb == nil {
+			logProb = make([]T, len(x))
+		}
+		lines := &axisLineKernel{outer: k.n, n: k.c, inner: k.d}
+		axisLineRun(rc, lines, logProb, x)
+		x = logProb
+	}
+	var sum, wsum float64
+	for i := 0; i < k.n; i++ {
+		for j := 0; j < k.d; j++ {
+			p := i*k.d + j
+			t := target[p]
+			loss, wt := 0.0, 0.0
+			if !(k.hasIgnore && t == k.ignore) {
+				if t < 0 || t >= int64(k.c) {
+					return fmt.Errorf("target %d is out of range for %d classes", t, k.c)
+				}
+				wt = 1
+				if w != nil {
+					wt = float64(w[t])
+				}
+				loss = -float64(x[(i*k.c+int(t))*k.d+j]) * wt
+			}
+			if k.reduction == "none" {
+				y[p] = T(loss)
+			}
+			sum += loss
+			wsum += wt
+		}
+	}
+	switch k.reduction {
+	case "sum":
+		y[0] = T(sum)
+	case "mean":
+		y[0] = T(sum / wsum) // 0/0 = NaN when every target is ignored
+	}
+	return nil
+}

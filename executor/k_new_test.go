@@ -1,0 +1,145 @@
+package executor
+
+import (
+	"testing"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// Table-driven tests for behaviour of the newer kernels that ONNX 1.12's
+// conformance data does not cover: opset 18-21 operators (Gelu, Mish,
+// GroupNormalization; expected values from PyTorch's functional ops),
+// integer types, reductions inside scatters, and attribute corners.
+
+func f32s(v ...float32) *graph.Tensor { return graph.FromFloat32(v, len(v)) }
+
+func i32s(v ...int32) *graph.Tensor {
+	return &graph.Tensor{DType: graph.Int32, Shape: []int{len(v)}, Data: v}
+}
+
+func reshapeT(t *graph.Tensor, shape ...int) *graph.Tensor {
+	return &graph.Tensor{DType: t.DType, Shape: shape, Data: t.Data}
+}
+
+func TestNewOpKernels(t *testing.T) {
+	act := f32s(-3, -1, 0, 0.5, 2, 25)
+	gnX := reshapeT(f32s(-1.0, -0.63, -0.26, 0.11, 0.48, 0.85, -0.88, -0.51, -0.14, 0.23, 0.6, 0.97,
+		-0.76, -0.39, -0.02, 0.35, 0.72, 1.09, -0.64, -0.27, 0.1, 0.47, 0.84, -0.89), 1, 4, 3, 2)
+	tests := []struct {
+		name  string
+		op    string
+		ins   []opInput
+		attrs graph.Attrs
+		out   int // output index compared
+		shape []int
+		want  []float64
+		tol   float64
+	}{
+		{"gelu erf", "Gelu", []opInput{in(act)}, nil, 0, []int{6},
+			[]float64{-0.00404969409489031, -0.15865525393145702, 0, 0.34573123063700656, 1.9544997361036416, 25}, 1e-6},
+		{"gelu tanh", "Gelu", []opInput{in(act)}, graph.Attrs{"approximate": graph.StringAttr("tanh")}, 0, []int{6},
+			[]float64{-0.0036373920817729943, -0.15880800939172324, 0, 0.34571400982514394, 1.954597694087775, 25}, 1e-6},
+		{"mish", "Mish", []opInput{in(act)}, nil, 0, []int{6},
+			[]float64{-0.1456474612756246, -0.30340146137410895, 0, 0.3752452113048951, 1.9439589595339946, 25}, 1e-6},
+		{"group norm", "GroupNormalization", []opInput{in(gnX), konst(f32s(1, 2, 0.5, -1)), konst(f32s(0, 0.1, 0.2, 0.3))},
+			graph.Attrs{"num_groups": graph.IntAttr(2)}, 0, []int{1, 4, 3, 2},
+			[]float64{-1.5518033980904387, -0.9688924769803247, -0.3859815558702106, 0.1969293652399033, 0.7798402863500176,
+				1.3627512074601318, -2.625502414920264, -1.4596805727000355, -0.293858730479807, 0.8719631117404214,
+				2.03778495396065, 3.2036067961808783, -0.44437964933764623, -0.15003338976365974, 0.1443128698103268,
+				0.4386591293843133, 0.7330053889582998, 1.0273516485322862, 1.397831995167841, 0.8091394760198679,
+				0.22044695687189494, -0.3682455622760767, -0.9569380814240511, 1.7955972108083638}, 1e-4},
+		{"mod int sign of divisor", "Mod", []opInput{in(i32s(-4, 7, 5, 6)), in(i32s(3, -3, -2, 3))}, nil, 0, []int{4},
+			[]float64{2, -2, -1, 0}, 0},
+		{"mod int fmod", "Mod", []opInput{in(i32s(-4, 7, 5, 6)), in(i32s(3, -3, -2, 3))}, graph.Attrs{"fmod": graph.IntAttr(1)}, 0, []int{4},
+			[]float64{-1, 1, 1, 0}, 0},
+		{"mod int zero divisor", "Mod", []opInput{in(i32s(5)), in(i32s(0))}, nil, 0, []int{1}, []float64{0}, 0},
+		{"abs int", "Abs", []opInput{in(i32s(-3, 0, 5))}, nil, 0, []int{3}, []float64{3, 0, 5}, 0},
+		{"neg int", "Neg", []opInput{in(i32s(-3, 0, 5))}, nil, 0, []int{3}, []float64{3, 0, -5}, 0},
+		{"sign int", "Sign", []opInput{in(i32s(-3, 0, 5))}, nil, 0, []int{3}, []float64{-1, 0, 1}, 0},
+		{"round half even", "Round", []opInput{in(f32s(-2.5, -1.5, 0.5, 1.5, 2.4))}, nil, 0, []int{5}, []float64{-2, -2, 0, 2, 2}, 0},
+		{"scatter elements mul", "ScatterElements", []opInput{in(f32s(1, 2, 3, 4)), in(ints64(1, 1, 3)), in(f32s(5, 2, 0.5))},
+			graph.Attrs{"reduction": graph.StringAttr("mul")}, 0, []int{4}, []float64{1, 20, 3, 2}, 0},
+		{"scatter elements max", "ScatterElements", []opInput{in(f32s(1, 2, 3, 4)), in(ints64(1, 1, -1)), in(f32s(5, 2, 0.5))},
+			graph.Attrs{"reduction": graph.StringAttr("max")}, 0, []int{4}, []float64{1, 5, 3, 4}, 0},
+		{"scatter elements min", "ScatterElements", []opInput{in(f32s(1, 2, 3, 4)), in(ints64(1, 1, 3)), in(f32s(5, 2, 0.5))},
+			graph.Attrs{"reduction": graph.StringAttr("min")}, 0, []int{4}, []float64{1, 2, 3, 0.5}, 0},
+		{"scatter nd min rows", "ScatterND", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(reshapeT(ints64(1, 1), 2, 1)),
+			in(reshapeT(f32s(0, 9, 5, 1), 2, 2))}, graph.Attrs{"reduction": graph.StringAttr("min")}, 0, []int{2, 2},
+			[]float64{1, 2, 0, 1}, 0},
+		{"gather nd batch", "GatherND", []opInput{in(reshapeT(f32s(0, 1, 2, 3, 4, 5, 6, 7), 2, 2, 2)), in(reshapeT(ints64(1, 0), 2, 1))},
+			graph.Attrs{"batch_dims": graph.IntAttr(1)}, 0, []int{2, 2}, []float64{2, 3, 4, 5}, 0},
+		{"gather elements negative", "GatherElements", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(reshapeT(ints64(-1, 0, 0, 0), 2, 2))},
+			graph.Attrs{"axis": graph.IntAttr(1)}, 0, []int{2, 2}, []float64{2, 1, 3, 3}, 0},
+		{"range int negative step", "Range", []opInput{konst(ints64(10)), konst(ints64(4)), konst(ints64(-3))}, nil, 0, []int{2},
+			[]float64{10, 7}, 0},
+		{"range float", "Range", []opInput{konst(scalarF(1)), konst(scalarF(2)), konst(scalarF(0.25))}, nil, 0, []int{4},
+			[]float64{1, 1.25, 1.5, 1.75}, 0},
+		{"cumsum reverse exclusive int", "CumSum", []opInput{in(i32s(1, 2, 3, 4)), konst(ints64(0))},
+			graph.Attrs{"reverse": graph.IntAttr(1), "exclusive": graph.IntAttr(1)}, 0, []int{4}, []float64{9, 7, 4, 0}, 0},
+		{"topk smallest ties values", "TopK", []opInput{in(ints64(3, 1, 3, 1)), konst(ints64(3))},
+			graph.Attrs{"largest": graph.IntAttr(0)}, 0, []int{3}, []float64{1, 1, 3}, 0},
+		{"topk smallest ties indices", "TopK", []opInput{in(ints64(3, 1, 3, 1)), konst(ints64(3))},
+			graph.Attrs{"largest": graph.IntAttr(0)}, 1, []int{3}, []float64{1, 3, 0}, 0},
+		{"one hot axis 0 float indices", "OneHot", []opInput{in(f32s(2, -1, 0)), konst(ints64(3)), in(f32s(-1, 7))},
+			graph.Attrs{"axis": graph.IntAttr(0)}, 0, []int{3, 3}, []float64{-1, -1, 7, -1, -1, -1, 7, 7, -1}, 0},
+		{"einsum matmul", "Einsum", []opInput{in(reshapeT(f32s(1, 2, 3, 4, 5, 6), 2, 3)), in(reshapeT(f32s(1, 0, 0, 1, 1, 1), 3, 2))},
+			graph.Attrs{"equation": graph.StringAttr("ij,jk->ik")}, 0, []int{2, 2}, []float64{4, 5, 10, 11}, 0},
+		{"einsum trace implicit", "Einsum", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2))},
+			graph.Attrs{"equation": graph.StringAttr("ii")}, 0, []int{}, []float64{5}, 0},
+		{"einsum ellipsis broadcast", "Einsum", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(f32s(10, 100))},
+			graph.Attrs{"equation": graph.StringAttr("...j,j->...")}, 0, []int{2}, []float64{210, 430}, 0},
+		{"hardmax first of ties", "Hardmax", []opInput{in(reshapeT(f32s(1, 3, 3, 0), 1, 4))}, nil, 0, []int{1, 4},
+			[]float64{0, 1, 0, 0}, 0},
+		{"constant of shape int32", "ConstantOfShape", []opInput{konst(ints64(2, 1))},
+			graph.Attrs{"value": graph.TensorAttr(&graph.Tensor{DType: graph.Int32, Shape: []int{1}, Data: []int32{-7}})}, 0,
+			[]int{2, 1}, []float64{-7, -7}, 0},
+		{"eye like shifted", "EyeLike", []opInput{in(reshapeT(f32s(0, 0, 0, 0, 0, 0), 2, 3))}, graph.Attrs{"k": graph.IntAttr(1)}, 0,
+			[]int{2, 3}, []float64{0, 1, 0, 0, 0, 1}, 0},
+		{"trilu lower k=-1", "Trilu", []opInput{in(reshapeT(f32s(1, 2, 3, 4, 5, 6, 7, 8, 9), 3, 3)), konst(ints64(-1))},
+			graph.Attrs{"upper": graph.IntAttr(0)}, 0, []int{3, 3}, []float64{0, 0, 0, 4, 0, 0, 7, 8, 0}, 0},
+		{"sum three broadcast", "Sum", []opInput{in(reshapeT(f32s(1, 2), 2, 1)), in(f32s(10, 20, 30)), in(scalarF(100))}, nil, 0,
+			[]int{2, 3}, []float64{111, 121, 131, 112, 122, 132}, 0},
+		{"mean two", "Mean", []opInput{in(f32s(1, 2)), in(f32s(3, 6))}, nil, 0, []int{2}, []float64{2, 4}, 0},
+		{"prelu channel slope", "PRelu", []opInput{in(reshapeT(f32s(-1, 2, -3, 4), 1, 2, 2)), konst(reshapeT(f32s(0.5, 2), 2, 1))}, nil, 0,
+			[]int{1, 2, 2}, []float64{-0.5, 2, -6, 4}, 0},
+		{"reduce prod int", "ReduceProd", []opInput{in(reshapeT(i32s(1, 2, 3, 4), 2, 2)), konst(ints64(1))}, graph.Attrs{"keepdims": graph.IntAttr(0)}, 0,
+			[]int{2}, []float64{2, 12}, 0},
+		{"reduce log sum exp large", "ReduceLogSumExp", []opInput{in(f32s(1000, 1000))}, graph.Attrs{"keepdims": graph.IntAttr(0)}, 0,
+			[]int{}, []float64{1000.6931471805599}, 1e-6},
+		{"argmin last index", "ArgMin", []opInput{in(f32s(2, 1, 5, 1))}, graph.Attrs{"select_last_index": graph.IntAttr(1)}, 0,
+			[]int{1}, []float64{3}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			bothPrecisions(t, func(t *testing.T, opts ExecOptions) {
+				outs := 1
+				if tc.op == "TopK" {
+					outs = 2
+				}
+				got := runOp(t, tc.op, tc.ins, tc.attrs, outs, opts)[tc.out]
+				checkClose(t, tc.op, got, tc.shape, tc.want, tc.tol)
+			})
+		})
+	}
+}
+
+// TestNewOpErrors checks that bad values are reported, not panics.
+func TestNewOpErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		op    string
+		ins   []opInput
+		attrs graph.Attrs
+	}{
+		{"gather elements index out of range", "GatherElements", []opInput{in(f32s(1, 2)), in(ints64(2))}, nil},
+		{"scatter nd index out of range", "ScatterND", []opInput{in(f32s(1, 2)), in(reshapeT(ints64(-3), 1, 1)), in(f32s(5))}, nil},
+		{"gather nd index out of range", "GatherND", []opInput{in(f32s(1, 2)), in(reshapeT(ints64(7), 1, 1))}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := tryOp(tc.op, tc.ins, tc.attrs, 1, ExecOptions{}); err == nil {
+				t.Fatalf("%s: no error", tc.op)
+			}
+		})
+	}
+}

@@ -1,0 +1,184 @@
+package executor
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+func init() {
+	registerKernel(newTopKKernel, "TopK")
+	registerKernel(newOneHotKernel, "OneHot")
+}
+
+// topKKernel selects along one axis viewed as [outer, n, inner].
+type topKKernel struct {
+	outer, n, inner, k int
+	largest            bool
+}
+
+func newTopKKernel(ni *nodeInfo) (kernel, error) {
+	in := ni.in(0)
+	if !isNumericDT(in.dt) {
+		return nil, errDType("TopK", in.dt)
+	}
+	ax, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
+	if err != nil {
+		return nil, err
+	}
+	k := &topKKernel{outer: 1, inner: 1, n: in.shape[ax], k: ni.out(0).shape[ax],
+		largest: ni.node.AttrInt("largest") != 0}
+	for _, d := range in.shape[:ax] {
+		k.outer *= d
+	}
+	for _, d := range in.shape[ax+1:] {
+		k.inner *= d
+	}
+	return k, nil
+}
+
+func (k *topKKernel) run(rc *runCtx, ins, outs []any) error {
+	idx := outs[1]
+	if idx == nil {
+		idx = make([]int64, k.outer*k.k*k.inner)
+	}
+	switch x := ins[0].(type) {
+	case []float32:
+		topKRun(rc, k, outs[0].([]float32), idx.([]int64), x)
+	case []float64:
+		topKRun(rc, k, outs[0].([]float64), idx.([]int64), x)
+	case []int64:
+		topKRun(rc, k, outs[0].([]int64), idx.([]int64), x)
+	case []int32:
+		topKRun(rc, k, outs[0].([]int32), idx.([]int64), x)
+	case []int16:
+		topKRun(rc, k, outs[0].([]int16), idx.([]int64), x)
+	case []int8:
+		topKRun(rc, k, outs[0].([]int8), idx.([]int64), x)
+	case []uint64:
+		topKRun(rc, k, outs[0].([]uint64), idx.([]int64), x)
+	case []uint32:
+		topKRun(rc, k, outs[0].([]uint32), idx.([]int64), x)
+	case []uint16:
+		topKRun(rc, k, outs[0].([]uint16), idx.([]int64), x)
+	case []uint8:
+		topKRun(rc, k, outs[0].([]uint8), idx.([]int64), x)
+	}
+	return nil
+}
+
+func topKRun[T numT](rc *runCtx, k *topKKernel, vals []T, idx []int64, x []T) {
+	parallelFor(rc.threads, k.outer*k.inner, k.n*8, func(lo, hi int) {
+		order := make([]int, k.n)
+		for l := lo; l < hi; l++ {
+			o, in := l/k.inner, l%k.inner
+			base := o*k.n*k.inner + in
+			for i := range order {
+				order[i] = i
+			}
+			at := func(i int) T { return x[base+order[i]*k.inner] }
+			sort.SliceStable(order, func(i, j int) bool {
+				if k.largest {
+					return at(i) > at(j)
+				}
+				return at(i) < at(j)
+			})
+			ob := o*k.k*k.inner + in
+			for j := 0; j < k.k; j++ {
+				vals[ob+j*k.inner] = x[base+order[j]*k.inner]
+				idx[ob+j*k.inner] = int64(order[j])
+			}
+		}
+	})
+}
+
+// oneHotKernel writes values[1] where the new axis equals the index.
+type oneHotKernel struct {
+	outer, depth, inner int
+}
+
+func newOneHotKernel(ni *nodeInfo) (kernel, error) {
+	idx, out := ni.in(0), ni.out(0)
+	ax, err := graph.NormAxis(ni.node.AttrInt("axis"), len(out.shape))
+	if err != nil {
+		return nil, err
+	}
+	if !isNumericDT(idx.dt) || out.dt != ni.in(2).dt {
+		return nil, fmt.Errorf("indices %v and values %v: want numeric indices and values of the output dtype", idx.dt, ni.in(2).dt)
+	}
+	k := &oneHotKernel{outer: 1, inner: 1, depth: out.shape[ax]}
+	for _, d := range out.shape[:ax] {
+		k.outer *= d
+	}
+	for _, d := range out.shape[ax+1:] {
+		k.inner *= d
+	}
+	return k, nil
+}
+
+func (k *oneHotKernel) run(rc *runCtx, ins, outs []any) error {
+	idx := toInt64Data(ins[0])
+	switch sizeOfData(outs[0]) {
+	case 1:
+		oneHotRun(k, words[uint8](outs[0]), words[uint8](ins[2]), idx)
+	case 2:
+		oneHotRun(k, words[uint16](outs[0]), words[uint16](ins[2]), idx)
+	case 4:
+		oneHotRun(k, words[uint32](outs[0]), words[uint32](ins[2]), idx)
+	default:
+		oneHotRun(k, words[uint64](outs[0]), words[uint64](ins[2]), idx)
+	}
+	return nil
+}
+
+func oneHotRun[W any](k *oneHotKernel, y, vals []W, idx []int64) {
+	off, on := vals[0], vals[1]
+	for i := range y {
+		y[i] = off
+	}
+	for p, v := range idx {
+		if v < 0 {
+			v += int64(k.depth)
+		}
+		if v < 0 || v >= int64(k.depth) {
+			continue // out-of-range indices give an all-off row
+		}
+		o, in := p/k.inner, p%k.inner
+		y[(o*k.depth+int(v))*k.inner+in] = on
+	}
+}
+
+// toInt64Data converts numeric data to int64 (floats truncate).
+func toInt64Data(d any) []int64 {
+	out := make([]int64, graph.DataLen(d))
+	switch s := d.(type) {
+	case []float32:
+		convertTo(out, s)
+	case []float64:
+		convertTo(out, s)
+	case []int64:
+		copy(out, s)
+	case []int32:
+		convertTo(out, s)
+	case []int16:
+		convertTo(out, s)
+	case []int8:
+		convertTo(out, s)
+	case []uint64:
+		convertTo(out, s)
+	case []uint32:
+		convertTo(out, s)
+	case []uint16:
+		convertTo(out, s)
+	case []uint8:
+		convertTo(out, s)
+	}
+	return out
+}
+
+func convertTo[T numT](out []int64, s []T) {
+	for i, v := range s {
+		out[i] = int64(v)
+	}
+}

@@ -1,0 +1,215 @@
+package graph
+
+import "fmt"
+
+// Index-driven operators: GatherElements, GatherND, ScatterElements,
+// ScatterND, TopK and OneHot.
+
+func init() {
+	Register(&OpSchema{
+		Op:       "GatherElements",
+		Doc:      "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape.",
+		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}},
+		MinOpset: 11,
+		Infer:    inferGatherElements,
+	})
+	Register(&OpSchema{
+		Op:       "GatherND",
+		Doc:      "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes.",
+		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "batch_dims", Kind: AttrInt, Default: defInt(0)}},
+		MinOpset: 11,
+		Infer:    inferGatherND,
+	})
+	Register(&OpSchema{
+		Op:       "ScatterElements",
+		Doc:      "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min).",
+		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}, {Name: "updates"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}, {Name: "reduction", Kind: AttrString, Default: defString("none")}},
+		MinOpset: 11,
+		Infer:    inferScatterElements,
+	})
+	Register(&OpSchema{
+		Op:       "ScatterND",
+		Doc:      "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min).",
+		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}, {Name: "updates"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "reduction", Kind: AttrString, Default: defString("none")}},
+		MinOpset: 11,
+		Infer:    inferScatterND,
+	})
+	Register(&OpSchema{
+		Op:      "TopK",
+		Doc:     "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first.",
+		Inputs:  []InputSpec{{Name: "X"}, {Name: "K", Param: true}},
+		Outputs: []InputSpec{{Name: "Values"}, {Name: "Indices"}},
+		Attrs: []AttrSpec{
+			{Name: "axis", Kind: AttrInt, Default: defInt(-1)},
+			{Name: "largest", Kind: AttrInt, Default: defInt(1)},
+			{Name: "sorted", Kind: AttrInt, Default: defInt(1)},
+		},
+		AttrInputs: []AttrInput{{Attr: "k", Input: 1, Since: 10, DType: Int64}},
+		MinOpset:   9,
+		Infer:      inferTopK,
+	})
+	Register(&OpSchema{
+		Op:       "OneHot",
+		Doc:      "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0].",
+		Inputs:   []InputSpec{{Name: "indices"}, {Name: "depth", Param: true}, {Name: "values"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(-1)}},
+		MinOpset: 9,
+		Infer:    inferOneHot,
+	})
+}
+
+func inferGatherElements(n *Node) error {
+	x, idx := n.Inputs[0], n.Inputs[1]
+	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
+		return err
+	}
+	if len(x.Shape) != len(idx.Shape) || len(x.Shape) == 0 {
+		return fmt.Errorf("indices have rank %d, data rank %d; want equal and >= 1", len(idx.Shape), len(x.Shape))
+	}
+	if _, err := NormAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
+		return err
+	}
+	setOut(n, 0, x.DType, idx.Shape.Clone())
+	return nil
+}
+
+func inferGatherND(n *Node) error {
+	x, idx := n.Inputs[0], n.Inputs[1]
+	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
+		return err
+	}
+	b := n.AttrInt("batch_dims")
+	q, r := len(idx.Shape), len(x.Shape)
+	if q < 1 || b < 0 || b >= int64(min(q, r)) {
+		return fmt.Errorf("batch_dims %d invalid for data rank %d and indices rank %d", b, r, q)
+	}
+	last := idx.Shape[q-1].Value
+	if last < 1 || b+last > int64(r) {
+		return fmt.Errorf("indices' last dimension %d too large for data rank %d with batch_dims %d", last, r, b)
+	}
+	for i := int64(0); i < b; i++ {
+		if x.Shape[i].Value != idx.Shape[i].Value {
+			return fmt.Errorf("batch dimension %d differs: data %v, indices %v", i, x.Shape, idx.Shape)
+		}
+	}
+	out := append(idx.Shape[:q-1].Clone(), x.Shape[b+last:]...)
+	setOut(n, 0, x.DType, out)
+	return nil
+}
+
+func checkReduction(n *Node) error {
+	switch r := n.AttrString("reduction"); r {
+	case "none", "add", "mul", "max", "min":
+		return nil
+	default:
+		return fmt.Errorf("reduction %q is not one of none, add, mul, max, min", r)
+	}
+}
+
+func inferScatterElements(n *Node) error {
+	x, idx, u := n.Inputs[0], n.Inputs[1], n.Inputs[2]
+	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
+		return err
+	}
+	if err := checkSameType(n, 0, 2); err != nil {
+		return err
+	}
+	if err := checkReduction(n); err != nil {
+		return err
+	}
+	if len(x.Shape) != len(idx.Shape) || !idx.Shape.Equal(u.Shape) || len(x.Shape) == 0 {
+		return fmt.Errorf("indices %v and updates %v must have equal shapes of data's rank %d", idx.Shape, u.Shape, len(x.Shape))
+	}
+	if _, err := NormAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
+		return err
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}
+
+func inferScatterND(n *Node) error {
+	x, idx, u := n.Inputs[0], n.Inputs[1], n.Inputs[2]
+	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
+		return err
+	}
+	if err := checkSameType(n, 0, 2); err != nil {
+		return err
+	}
+	if err := checkReduction(n); err != nil {
+		return err
+	}
+	q := len(idx.Shape)
+	if q < 1 {
+		return fmt.Errorf("indices must have rank >= 1")
+	}
+	k := idx.Shape[q-1].Value
+	if k < 1 || k > int64(len(x.Shape)) {
+		return fmt.Errorf("indices' last dimension %d invalid for data rank %d", k, len(x.Shape))
+	}
+	want := append(idx.Shape[:q-1].Clone(), x.Shape[k:]...)
+	if !want.Equal(u.Shape) {
+		return fmt.Errorf("updates have shape %v, want %v", u.Shape, want)
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}
+
+func inferTopK(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	ax, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	if err != nil {
+		return err
+	}
+	k, _, err := constInts(n, 1)
+	if err != nil {
+		return err
+	}
+	if len(k) != 1 || k[0] < 0 || k[0] > x.Shape[ax].Value {
+		return fmt.Errorf("K %v must be one value in [0, %d]", k, x.Shape[ax].Value)
+	}
+	out := x.Shape.Clone()
+	out[ax] = Dim{Value: k[0]}
+	setOut(n, 0, x.DType, out)
+	setOut(n, 1, Int64, out.Clone())
+	return nil
+}
+
+func inferOneHot(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	idx, vals := n.Inputs[0], n.Inputs[2]
+	if numel(vals.Shape) != 2 || len(vals.Shape) != 1 {
+		return fmt.Errorf("values has shape %v, want [2]", vals.Shape)
+	}
+	d, _, err := constFloats(n, 1)
+	if err != nil {
+		return err
+	}
+	if len(d) != 1 || d[0] < 1 || d[0] > 1<<31 {
+		return fmt.Errorf("depth %v must be one positive value", d)
+	}
+	r := len(idx.Shape) + 1
+	ax, err := NormAxis(n.AttrInt("axis"), r)
+	if err != nil {
+		return err
+	}
+	out := make(Shape, 0, r)
+	out = append(out, idx.Shape[:ax]...)
+	out = append(out, Dim{Value: int64(d[0])})
+	out = append(out, idx.Shape[ax:]...)
+	setOut(n, 0, vals.DType, out)
+	return nil
+}

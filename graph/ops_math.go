@@ -1,0 +1,258 @@
+package graph
+
+import (
+	"fmt"
+	"math"
+)
+
+// More elementwise operators: sign and rounding, trigonometry, smooth
+// activations, predicates, logic, ordered comparison, Mod, PRelu and the
+// variadic Sum and Mean.
+
+func init() {
+	unary := func(op, doc string, min int64, class func(DType) bool, want string, attrs ...AttrSpec) {
+		Register(&OpSchema{
+			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
+			MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
+		})
+	}
+	num := func(op, doc string, f func(float64) float64) {
+		Register(&OpSchema{
+			Op: op, Doc: doc, Inputs: inX, Outputs: outY,
+			MinOpset: 9, Elementwise: true, Infer: inferUnaryKnown(f),
+		})
+	}
+	num("Neg", "Y = -X elementwise.", func(x float64) float64 { return -x })
+	num("Abs", "Y = |X| elementwise.", math.Abs)
+	num("Sign", "Y = -1, 0 or 1 by the sign of X, elementwise (NaN stays NaN).", signOf)
+	flt := func(op, doc string, min int64, attrs ...AttrSpec) {
+		unary(op, doc, min, isFloatType, "a floating-point type", attrs...)
+	}
+	flt("Reciprocal", "Y = 1/X elementwise.", 9)
+	flt("Floor", "Y = floor(X) elementwise.", 9)
+	flt("Ceil", "Y = ceil(X) elementwise.", 9)
+	flt("Round", "Y = X rounded to the nearest integer, halves to even, elementwise.", 11)
+	for _, f := range [][2]string{
+		{"Sin", "sin"}, {"Cos", "cos"}, {"Tan", "tan"}, {"Asin", "asin"}, {"Acos", "acos"}, {"Atan", "atan"},
+		{"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},
+	} {
+		flt(f[0], "Y = "+f[1]+"(X) elementwise.", 9)
+	}
+	flt("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9)
+	flt("Softsign", "Y = X / (1 + |X|) elementwise.", 9)
+	flt("Elu", "Y = X if X >= 0 else alpha*(exp(X)-1), elementwise.", 9,
+		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)})
+	flt("Celu", "Y = max(0, X) + min(0, alpha*(exp(X/alpha)-1)) elementwise.", 12,
+		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)})
+	flt("Selu", "Y = gamma*X if X > 0 else gamma*alpha*(exp(X)-1), elementwise.", 9,
+		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1.67326319217681884765625)},
+		AttrSpec{Name: "gamma", Kind: AttrFloat, Default: defFloat(1.05070102214813232421875)})
+	flt("ThresholdedRelu", "Y = X if X > alpha else 0, elementwise.", 10,
+		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)})
+	flt("Shrink", "Y = X-bias if X > lambd, X+bias if X < -lambd, else 0, elementwise.", 9,
+		AttrSpec{Name: "bias", Kind: AttrFloat, Default: defFloat(0)},
+		AttrSpec{Name: "lambd", Kind: AttrFloat, Default: defFloat(0.5)})
+	flt("Gelu", "Y = X*Phi(X) with Phi the standard normal CDF (approximate=\"tanh\": its tanh approximation), elementwise.", 20,
+		AttrSpec{Name: "approximate", Kind: AttrString, Default: defString("none")})
+	flt("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18)
+
+	pred := func(op, doc string, min int64, attrs ...AttrSpec) {
+		Register(&OpSchema{
+			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
+			MinOpset: min, Elementwise: true, Infer: inferPredicate,
+		})
+	}
+	pred("IsNaN", "Y = (X is NaN) elementwise; Y is bool.", 9)
+	pred("IsInf", "Y = (X is +Inf and detect_positive, or -Inf and detect_negative) elementwise; Y is bool.", 10,
+		AttrSpec{Name: "detect_negative", Kind: AttrInt, Default: defInt(1)},
+		AttrSpec{Name: "detect_positive", Kind: AttrInt, Default: defInt(1)})
+	Register(&OpSchema{
+		Op: "Not", Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
+		MinOpset: 9, Elementwise: true, Infer: inferUnary(func(d DType) bool { return d == Bool }, "bool"),
+	})
+	logic := func(op, what string) {
+		Register(&OpSchema{
+			Op: op, Doc: "C = A " + what + " B for bool tensors with numpy broadcasting.",
+			Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
+			Infer: inferCompare(func(d DType) bool { return d == Bool }, "bool"),
+		})
+	}
+	logic("And", "and")
+	logic("Or", "or")
+	logic("Xor", "xor")
+	cmp := func(op, what string, min int64) {
+		Register(&OpSchema{
+			Op: op, Doc: "C = (A " + what + " B) elementwise with numpy broadcasting; C is bool.",
+			Inputs: inAB, Outputs: outC, MinOpset: min, Elementwise: true,
+			Infer: inferCompare(isNumericType, "a numeric type"),
+		})
+	}
+	cmp("Greater", ">", 9)
+	cmp("Less", "<", 9)
+	cmp("GreaterOrEqual", ">=", 12)
+	cmp("LessOrEqual", "<=", 12)
+	Register(&OpSchema{
+		Op:     "Mod",
+		Doc:    "C = A mod B elementwise with numpy broadcasting: the remainder takes the divisor's sign, or the dividend's when fmod=1 (required for floats).",
+		Inputs: inAB, Outputs: outC, MinOpset: 10, Elementwise: true,
+		Attrs: []AttrSpec{{Name: "fmod", Kind: AttrInt, Default: defInt(0)}},
+		Infer: inferMod,
+	})
+	Register(&OpSchema{
+		Op:      "PRelu",
+		Doc:     "Y = X if X >= 0 else slope*X elementwise; slope broadcasts to X.",
+		Inputs:  []InputSpec{{Name: "X"}, {Name: "slope"}},
+		Outputs: outY, MinOpset: 9, Elementwise: true, Infer: inferPRelu,
+	})
+	registerVariadic("Sum", "Elementwise sum of all inputs with numpy broadcasting.", inferVariadic(BinAdd))
+	registerVariadic("Mean", "Elementwise mean of all inputs with numpy broadcasting.", inferMean)
+}
+
+// inferUnaryKnown is inferUnary for signed numbers that also propagates
+// small known values through f (shape arithmetic negates and takes
+// absolute values).
+func inferUnaryKnown(f func(float64) float64) InferFunc {
+	base := inferUnary(isSignedType, "a signed numeric type")
+	return func(n *Node) error {
+		if err := base(n); err != nil {
+			return err
+		}
+		t := valueOf(n.Inputs[0])
+		if t == nil || !knownDType(t.DType) || t.DType == Bool || t.Len() > maxKnownElems {
+			return nil
+		}
+		v, err := t.AsFloat64()
+		if err != nil {
+			return nil
+		}
+		out := make([]float64, len(v))
+		for i, x := range v {
+			out[i] = f(x)
+		}
+		setKnown(n, 0, tensorFromFloat64(t.DType, append([]int(nil), t.Shape...), out))
+		return nil
+	}
+}
+
+// signOf returns -1, 0 or 1 by the sign of x, and NaN for NaN.
+func signOf(x float64) float64 {
+	switch {
+	case x > 0:
+		return 1
+	case x < 0:
+		return -1
+	}
+	return x
+}
+
+// isSignedType accepts floats and signed integers.
+func isSignedType(d DType) bool {
+	switch d {
+	case Int8, Int16, Int32, Int64:
+		return true
+	}
+	return d.IsFloat()
+}
+
+// inferPredicate: float input, bool output of the same shape.
+func inferPredicate(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	setOut(n, 0, Bool, n.Inputs[0].Shape.Clone())
+	return nil
+}
+
+// inferCompare: two same-typed inputs of class, broadcast, bool output.
+func inferCompare(class func(DType) bool, want string) InferFunc {
+	return func(n *Node) error {
+		if err := checkType(n, 0, class, want); err != nil {
+			return err
+		}
+		if err := checkSameType(n, 0, 1); err != nil {
+			return err
+		}
+		s, err := broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
+		if err != nil {
+			return err
+		}
+		setOut(n, 0, Bool, s)
+		return nil
+	}
+}
+
+func inferPRelu(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	if err := checkSameType(n, 0, 1); err != nil {
+		return err
+	}
+	x, s := n.Inputs[0], n.Inputs[1]
+	if !unidirectional(x.Shape, s.Shape) {
+		return fmt.Errorf("slope %q has shape %v, not broadcastable to X's %v", s.Name, s.Shape, x.Shape)
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}
+
+// inferMean is Sum's inference for float inputs, without constant
+// propagation.
+func inferMean(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	if err := inferVariadic(BinAdd)(n); err != nil {
+		return err
+	}
+	if o := n.Output(0); o != nil {
+		o.Known = nil
+	}
+	return nil
+}
+
+// inferMod is inferBinary with Mod's fmod attribute in the constant
+// propagation (integer shapes are often computed modulo a window size).
+func inferMod(n *Node) error {
+	if err := inferBinary(BinAdd, false)(n); err != nil {
+		return err
+	}
+	o := n.Output(0)
+	if o != nil {
+		o.Known = nil
+	}
+	if o == nil || !allKnown(n) || !smallOut(o.Shape) || o.DType.IsFloat() {
+		return nil
+	}
+	ts := knownInputs(n)
+	if ts == nil {
+		return nil
+	}
+	a, err1 := ts[0].AsInt64()
+	b, err2 := ts[1].AsInt64()
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	out := dimsOf(o.Shape)
+	ia, ib := bcastIndex(out, ts[0].Shape), bcastIndex(out, ts[1].Shape)
+	v := make([]int64, len(ia))
+	for i := range v {
+		x, y := a[ia[i]], b[ib[i]]
+		if y == 0 {
+			return nil
+		}
+		v[i] = ModInt(x, y, n.AttrInt("fmod") != 0)
+	}
+	setKnown(n, 0, tensorFromInt64(o.DType, out, v))
+	return nil
+}
+
+// ModInt returns x mod y for y != 0: with the sign of y (Python's %), or
+// of x when fmod is set (C's %).
+func ModInt(x, y int64, fmod bool) int64 {
+	r := x % y
+	if !fmod && r != 0 && (r < 0) != (y < 0) {
+		r += y
+	}
+	return r
+}

@@ -1,0 +1,133 @@
+package graph
+
+import "fmt"
+
+// More normalisation operators: LogSoftmax, Hardmax, InstanceNormalization,
+// GroupNormalization, LRN, MeanVarianceNormalization and GlobalMaxPool.
+
+func init() {
+	axisOp := func(op, doc string) {
+		Register(&OpSchema{
+			Op: op, Doc: doc,
+			Inputs:   []InputSpec{{Name: "input"}},
+			Outputs:  []InputSpec{{Name: "output"}},
+			Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(-1)}},
+			MinOpset: 9,
+			Infer:    inferSoftmax,
+		})
+	}
+	axisOp("LogSoftmax", "output = input - log(sum(exp(input))) along one axis (opset-13 semantics: only that axis).")
+	axisOp("Hardmax", "output = 1 at the first maximum along one axis, 0 elsewhere (opset-13 semantics: only that axis).")
+	Register(&OpSchema{
+		Op:       "InstanceNormalization",
+		Doc:      "output = (input - mean) / sqrt(var + epsilon) * scale[c] + B[c], statistics per sample and channel over the spatial axes.",
+		Inputs:   []InputSpec{{Name: "input"}, {Name: "scale"}, {Name: "B"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{{Name: "epsilon", Kind: AttrFloat, Default: defFloat(1e-5)}},
+		MinOpset: 9,
+		Infer:    inferChannelNorm(false),
+	})
+	Register(&OpSchema{
+		Op:      "GroupNormalization",
+		Doc:     "Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c], statistics per sample over each of num_groups channel groups and the spatial axes.",
+		Inputs:  []InputSpec{{Name: "X"}, {Name: "scale"}, {Name: "bias"}},
+		Outputs: []InputSpec{{Name: "Y"}},
+		Attrs: []AttrSpec{
+			{Name: "epsilon", Kind: AttrFloat, Default: defFloat(1e-5)},
+			{Name: "num_groups", Kind: AttrInt, Required: true},
+			{Name: "stash_type", Kind: AttrInt, Default: defInt(1)},
+		},
+		MinOpset: 21,
+		Infer:    inferChannelNorm(true),
+	})
+	Register(&OpSchema{
+		Op:      "LRN",
+		Doc:     "y = x / (bias + alpha/size * sum of x² over size neighbouring channels)^beta.",
+		Inputs:  []InputSpec{{Name: "X"}},
+		Outputs: []InputSpec{{Name: "Y"}},
+		Attrs: []AttrSpec{
+			{Name: "alpha", Kind: AttrFloat, Default: defFloat(1e-4)},
+			{Name: "beta", Kind: AttrFloat, Default: defFloat(0.75)},
+			{Name: "bias", Kind: AttrFloat, Default: defFloat(1)},
+			{Name: "size", Kind: AttrInt, Required: true},
+		},
+		MinOpset: 9,
+		Infer:    inferLRN,
+	})
+	Register(&OpSchema{
+		Op:       "MeanVarianceNormalization",
+		Doc:      "Y = (X - mean) / sqrt(var), statistics over axes (default N, H, W); no epsilon beyond 1e-9.",
+		Inputs:   []InputSpec{{Name: "X"}},
+		Outputs:  []InputSpec{{Name: "Y"}},
+		Attrs:    []AttrSpec{{Name: "axes", Kind: AttrInts, Default: defInts(0, 2, 3)}},
+		MinOpset: 13,
+		Infer:    inferMVN,
+	})
+	Register(&OpSchema{
+		Op:       "GlobalMaxPool",
+		Doc:      "Maximum over all spatial axes of X [N,C,D...], giving [N,C,1...].",
+		Inputs:   inX,
+		Outputs:  outY,
+		MinOpset: 9,
+		Infer:    inferGlobalPool,
+	})
+}
+
+// inferChannelNorm checks X [N,C,...] and per-channel scale and bias.
+func inferChannelNorm(groups bool) InferFunc {
+	return func(n *Node) error {
+		if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+			return err
+		}
+		x := n.Inputs[0]
+		if len(x.Shape) < 2 {
+			return fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,...]", x.Shape)
+		}
+		c := x.Shape[1].Value
+		if groups {
+			g := n.AttrInt("num_groups")
+			if g < 1 || c%g != 0 {
+				return fmt.Errorf("num_groups %d does not divide %d channels", g, c)
+			}
+			if st := DType(n.AttrInt("stash_type")); !st.IsFloat() {
+				return fmt.Errorf("stash_type %d is not a floating-point dtype", n.AttrInt("stash_type"))
+			}
+		}
+		for i := 1; i <= 2; i++ {
+			if err := checkSameType(n, 0, i); err != nil {
+				return err
+			}
+			if p := n.Inputs[i]; len(p.Shape) != 1 || p.Shape[0].Value != c {
+				return fmt.Errorf("input %d %q (%s) has shape %v, want [%d]", i, p.Name, inputName(n, i), p.Shape, c)
+			}
+		}
+		setOut(n, 0, x.DType, x.Shape.Clone())
+		return nil
+	}
+}
+
+func inferLRN(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	if len(x.Shape) < 3 || n.AttrInt("size") < 1 {
+		return fmt.Errorf("input %v and size %d: want rank >= 3 and size >= 1", x.Shape, n.AttrInt("size"))
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}
+
+func inferMVN(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	for _, a := range n.AttrInts("axes") {
+		if _, err := NormAxis(a, len(x.Shape)); err != nil {
+			return err
+		}
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
+	return nil
+}

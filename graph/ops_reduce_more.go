@@ -1,0 +1,52 @@
+package graph
+
+// The remaining Reduce operators, and ArgMax/ArgMin.
+
+func init() {
+	registerReduce("ReduceMin", "the minimum", 18)
+	registerReduce("ReduceProd", "the product", 18)
+	registerReduce("ReduceL1", "the sum of absolute values", 18)
+	registerReduce("ReduceL2", "the square root of the sum of squares", 18)
+	registerReduce("ReduceLogSum", "the natural log of the sum", 18)
+	registerReduce("ReduceLogSumExp", "the natural log of the sum of exponentials", 18)
+	registerReduce("ReduceSumSquare", "the sum of squares", 18)
+	arg := func(op, what string) {
+		Register(&OpSchema{
+			Op:      op,
+			Doc:     "reduced = int64 index of the " + what + " of data along axis (the last such index if select_last_index, else the first); axis kept as size 1 if keepdims.",
+			Inputs:  []InputSpec{{Name: "data"}},
+			Outputs: []InputSpec{{Name: "reduced"}},
+			Attrs: []AttrSpec{
+				{Name: "axis", Kind: AttrInt, Default: defInt(0)},
+				{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},
+				{Name: "select_last_index", Kind: AttrInt, Default: defInt(0)},
+			},
+			MinOpset: 9,
+			Infer:    inferArgReduce,
+		})
+	}
+	arg("ArgMax", "maximum")
+	arg("ArgMin", "minimum")
+}
+
+func inferArgReduce(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
+	}
+	x := n.Inputs[0]
+	ax, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	if err != nil {
+		return err
+	}
+	out := make(Shape, 0, len(x.Shape))
+	for i, d := range x.Shape {
+		switch {
+		case i != ax:
+			out = append(out, d)
+		case n.AttrInt("keepdims") != 0:
+			out = append(out, Dim{Value: 1})
+		}
+	}
+	setOut(n, 0, Int64, out)
+	return nil
+}
