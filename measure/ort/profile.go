@@ -24,9 +24,8 @@ func init() {
 }
 
 // Profile runs m in a session with ONNX Runtime's profiler on: warmup
-// runs, then runs profiled runs. It returns the mean per-node kernel times
-// of the fastest quarter of the profiled runs (the runs other processes
-// disturbed least) and the steady end-to-end latency of m measured in a
+// runs, then runs profiled runs. It returns each node's lower-quartile
+// kernel time over the profiled runs (see parseTrace) and the steady end-to-end latency of m measured in a
 // session without the profiler (measure.Measure, at least 40 runs).
 func (b *Backend) Profile(m *graph.Model, warmup, runs int) (*measure.Profile, error) {
 	if runs < 1 {
@@ -102,8 +101,8 @@ type traceEvent struct {
 const kernelSuffix = "_kernel_time"
 
 // parseTrace reduces a trace to per-node times: runs are the "model_run"
-// session events; the first skip are dropped; of the rest, the fastest
-// quarter (at least one) is averaged.
+// session events; the first skip are dropped; of the rest, each node's
+// lower-quartile time is kept.
 func parseTrace(data []byte, skip int) (*measure.Profile, error) {
 	var events []traceEvent
 	if err := json.Unmarshal(data, &events); err != nil {
@@ -140,22 +139,26 @@ func parseTrace(data []byte, skip int) (*measure.Profile, error) {
 		}
 		runs[i].nodes[name] += e.Dur
 	}
+	// Each node (and the run) counts with the lower quartile of its times
+	// over the timed runs: other processes only add time, and on a busy
+	// machine few runs escape them entirely, while most nodes run
+	// undisturbed in some quarter of the runs.
 	timed := runs[skip:]
-	sort.SliceStable(timed, func(i, j int) bool { return timed[i].end-timed[i].start < timed[j].end-timed[j].start })
-	keep := timed[:max(1, len(timed)/4)]
 	us := func(v float64) time.Duration { return time.Duration(v * float64(time.Microsecond)) }
-	p := &measure.Profile{}
-	var total float64
-	for _, r := range keep {
-		total += r.end - r.start
+	lowQuartile := func(vs []float64) float64 {
+		sort.Float64s(vs)
+		return vs[(len(vs)-1)/4]
 	}
-	p.Total = us(total / float64(len(keep)))
+	vs := make([]float64, len(timed))
+	for i, r := range timed {
+		vs[i] = r.end - r.start
+	}
+	p := &measure.Profile{Total: us(lowQuartile(vs))}
 	for _, name := range order {
-		var sum float64
-		for _, r := range keep {
-			sum += r.nodes[name]
+		for i, r := range timed {
+			vs[i] = r.nodes[name]
 		}
-		p.Nodes = append(p.Nodes, measure.NodeTime{Name: name, Op: ops[name], Time: us(sum / float64(len(keep)))})
+		p.Nodes = append(p.Nodes, measure.NodeTime{Name: name, Op: ops[name], Time: us(lowQuartile(vs))})
 	}
 	return p, nil
 }

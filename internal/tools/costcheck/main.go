@@ -1,10 +1,11 @@
 // Command costcheck compares latency estimates with measured ONNX Runtime
-// latency on models: the per-op cost model ("cost"), the in-session profile
-// model ("profile") on each model itself, and the profile model on a
-// rewritten candidate of each model (a few random rewrites away), costed
+// latency on models: the per-op cost model ("cost") and the in-session
+// profile model ("profile") on each model itself, and the profile model on
+// a rewritten candidate of each model (a few random rewrites away), costed
 // from the model's profile plus what the rewrites changed, without
-// profiling the candidate. It prints a markdown table; scripts/perf-cost
-// runs it on the zoo.
+// profiling the candidate. The candidate is checked as a ratio to its
+// model, measured interleaved, so that load from other processes cancels.
+// It prints a markdown table; scripts/perf-cost runs it on the zoo.
 //
 //	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [zoo names or .onnx files]
 package main
@@ -87,7 +88,7 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 		return err
 	}
 	fmt.Printf("ONNX Runtime %s, intra-op threads %d (0 = all cores), candidates %d random rewrites away (seed %d)\n\n", v, threads, steps, seed)
-	fmt.Println("| model | nodes | measured ms | cost model ms | cost error | profile ms | profile error | candidate: rewrites, nodes changed | candidate measured ms | candidate profile-delta ms | candidate error |")
+	fmt.Println("| model | nodes | measured ms | cost model ms | cost error | profile ms | profile error | candidate: rewrites, nodes changed | candidate/model measured (99% CI) | predicted from the profile | ratio error |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
 		m, err := load(name)
@@ -127,15 +128,37 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			if err != nil {
 				return fmt.Errorf("%s candidate: %w", name, err)
 			}
-			cm, err := steady(cand)
+			c, err := compare(be, start, cand)
 			if err != nil {
 				return fmt.Errorf("%s candidate: %w", name, err)
 			}
-			candCells = fmt.Sprintf("%d, %d | %s | %s | %s", applied, changedNodes(start.Graph, cand.Graph), ms(cm), ms(est), pct(est, cm))
+			pred := float64(est) / float64(prof)
+			candCells = fmt.Sprintf("%d, %d | %.3f (%.3f-%.3f) | %.3f | %+.1f%%", applied, changedNodes(start.Graph, cand.Graph),
+				c.Ratio, c.RatioLo, c.RatioHi, pred, 100*(pred/c.Ratio-1))
 		}
 		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", filepath.Base(name), len(folded.Nodes), ms(got), costCell, costErr, ms(prof), pct(prof, got), candCells)
 	}
 	return nil
+}
+
+// compare measures latency(b)/latency(a) interleaved (robust to load from
+// other processes, unlike two separate measurements).
+func compare(be measure.Backend, a, b *graph.Model) (measure.Comparison, error) {
+	sa, err := be.Load(a)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	defer sa.Close()
+	sb, err := be.Load(b)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	defer sb.Close()
+	in, err := measure.RandomInputs(a.Graph, 1)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	return measure.Compare(sa, sb, in, in, measure.MeasureOptions{Warmup: 3, Runs: 96, MaxTime: 30 * time.Second})
 }
 
 // walk applies up to steps seeded random rewrites.
