@@ -85,9 +85,10 @@ func scalarModel(t *testing.T) *graph.Model {
 	return &graph.Model{Graph: g, IRVersion: 8, Opsets: []graph.OpsetID{{Version: 13}}}
 }
 
-func TestRankZeroValues(t *testing.T) {
-	m := scalarModel(t)
-	be, err := New(measure.BackendOptions{Threads: 1})
+// loadSession makes an ORT backend with o and loads m into it.
+func loadSession(t *testing.T, m *graph.Model, o measure.BackendOptions) (*Backend, measure.Session) {
+	t.Helper()
+	be, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +96,12 @@ func TestRankZeroValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return be, s
+}
+
+func TestRankZeroValues(t *testing.T) {
+	m := scalarModel(t)
+	be, s := loadSession(t, m, measure.BackendOptions{Threads: 1})
 	defer s.Close()
 	r := rand.New(rand.NewPCG(3, 4))
 	in := map[string]*graph.Tensor{"x": randTensor(r, 2, 5), "s": graph.FromFloat32([]float32{2.5})}
