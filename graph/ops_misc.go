@@ -88,9 +88,10 @@ func inferDropout(n *Node) error {
 	return nil
 }
 
-// ConstantValue returns the tensor a Constant node produces, decoded from
-// whichever one of its value attributes is set.
-func ConstantValue(n *Node) (*Tensor, error) {
+// constantValue decodes the tensor a Constant node produces from
+// whichever one of its value attributes is set (ConstantValue checks the
+// op first).
+func constantValue(n *Node) (*Tensor, error) {
 	var t *Tensor
 	count := 0
 	for name, a := range n.Attrs {

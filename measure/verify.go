@@ -4,8 +4,17 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
+)
+
+// Default tolerances of Verify, for float32 models: an element passes when
+// |a-b| <= DefaultATol + DefaultRTol*|b| (numpy.allclose's rule), and each
+// output's relative L2 error must also stay within DefaultRTol.
+const (
+	DefaultRTol = 1e-4
+	DefaultATol = 1e-5
 )
 
 // VerifyOptions controls how two models are checked to compute the same
@@ -15,24 +24,46 @@ type VerifyOptions struct {
 	Seeds int
 	// FirstSeed is the seed of the first input set (default 1).
 	FirstSeed uint64
-	// Tolerance bounds the relative error (default 1e-4, for float32).
+	// Tolerance is the relative tolerance rtol (0: DefaultRTol).
 	Tolerance float64
+	// ATol is the absolute tolerance atol (0: DefaultATol). It keeps
+	// near-zero outputs (a sigmoid's tail, a cancelled sum) from failing on
+	// float32 rounding that is tiny in absolute terms.
+	ATol float64
+}
+
+// OutputError is the disagreement found on one output (over all seeds).
+type OutputError struct {
+	Name string
+	// MaxAbs is the largest |a-b|.
+	MaxAbs float64
+	// Ratio is the largest |a-b| / (atol + rtol*|b|): at most 1 passes.
+	Ratio float64
+	// RelL2 is the largest ||a-b|| / max(||b||, (atol/rtol)*sqrt(n)) over
+	// the seeds (n elements; the floor keeps an all-zero output meaningful).
+	RelL2 float64
+	// Mismatched reports a NaN or Inf present in only one of the outputs.
+	Mismatched bool
 }
 
 // VerifyResult reports the largest disagreement found.
 type VerifyResult struct {
+	// RTol and ATol are the tolerances applied.
+	RTol, ATol float64
 	// MaxAbs is the largest absolute difference over all outputs and seeds.
 	MaxAbs float64
-	// MaxRel is the largest relative error, |a-b| / max(|b|, rms(b)), where
-	// rms(b) is the root-mean-square of that output of b: elements larger
-	// than the output's typical magnitude are compared relatively, smaller
-	// ones against that magnitude (float rounding of a sum scales with the
-	// sum's terms, not with its result, so near-zero results would
-	// otherwise dominate).
-	MaxRel float64
-	// Worst names the output (and seed) with the largest relative error.
+	// MaxRatio is the largest |a-b| / (atol + rtol*|b|) over all elements;
+	// OK needs it <= 1.
+	MaxRatio float64
+	// MaxRelL2 is the largest relative L2 error of an output; OK needs it
+	// <= rtol.
+	MaxRelL2 float64
+	// Worst names the output (and seed) with the largest ratio.
 	Worst string
-	// OK reports MaxRel <= Tolerance and no NaN/Inf mismatch.
+	// Outputs holds the errors of each output, in graph order.
+	Outputs []OutputError
+	// OK reports that every element is within tolerance, every output's
+	// relative L2 error is within rtol, and no NaN/Inf appears in only one.
 	OK bool
 }
 
@@ -42,11 +73,25 @@ func (r VerifyResult) String() string {
 	if !r.OK {
 		verdict = "DIFFERENT"
 	}
-	s := fmt.Sprintf("%s: max abs error %.3g, max rel error %.3g", verdict, r.MaxAbs, r.MaxRel)
-	if r.Worst != "" && r.MaxRel > 0 {
+	s := fmt.Sprintf("%s (|a-b| <= %g + %g*|b|): max abs error %.3g, max |a-b|/(atol+rtol*|b|) %.3g, max rel L2 error %.3g",
+		verdict, r.ATol, r.RTol, r.MaxAbs, r.MaxRatio, r.MaxRelL2)
+	if r.Worst != "" && r.MaxRatio > 0 {
 		s += " (worst: " + r.Worst + ")"
 	}
 	return s
+}
+
+// Details lists each output's errors, one line each.
+func (r VerifyResult) Details() string {
+	var b strings.Builder
+	for _, o := range r.Outputs {
+		fmt.Fprintf(&b, "  output %q: max abs error %.3g, max |a-b|/(atol+rtol*|b|) %.3g, rel L2 error %.3g", o.Name, o.MaxAbs, o.Ratio, o.RelL2)
+		if o.Mismatched {
+			b.WriteString(", NaN/Inf in only one model")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // Verify runs a and b on the same random inputs with backend be and
@@ -66,7 +111,10 @@ func VerifyPair(beA Backend, a *graph.Model, beB Backend, b *graph.Model, opts V
 		opts.FirstSeed = 1
 	}
 	if opts.Tolerance <= 0 {
-		opts.Tolerance = 1e-4
+		opts.Tolerance = DefaultRTol
+	}
+	if opts.ATol <= 0 {
+		opts.ATol = DefaultATol
 	}
 	if err := sameSignature(a.Graph, b.Graph); err != nil {
 		return VerifyResult{}, err
@@ -81,7 +129,8 @@ func VerifyPair(beA Backend, a *graph.Model, beB Backend, b *graph.Model, opts V
 		return VerifyResult{}, fmt.Errorf("second model: %w", err)
 	}
 	defer sb.Close()
-	res := VerifyResult{OK: true}
+	res := VerifyResult{OK: true, RTol: opts.Tolerance, ATol: opts.ATol}
+	res.Outputs = make([]OutputError, len(a.Graph.Outputs))
 	for k := 0; k < opts.Seeds; k++ {
 		seed := opts.FirstSeed + uint64(k)
 		inA, err := RandomInputs(a.Graph, seed)
@@ -104,21 +153,30 @@ func VerifyPair(beA Backend, a *graph.Model, beB Backend, b *graph.Model, opts V
 		}
 		for i, v := range a.Graph.Outputs {
 			x, y := oa[v.Name], ob[b.Graph.Outputs[i].Name]
-			abs, rel, bad, err := compareTensors(x, y)
+			e, err := compareTensors(x, y, opts.Tolerance, opts.ATol)
 			if err != nil {
 				return res, fmt.Errorf("output %q: %w", v.Name, err)
 			}
-			res.MaxAbs = math.Max(res.MaxAbs, abs)
-			if rel > res.MaxRel || (bad && res.OK) {
-				res.MaxRel = math.Max(res.MaxRel, rel)
+			o := &res.Outputs[i]
+			o.Name = v.Name
+			o.MaxAbs = math.Max(o.MaxAbs, e.MaxAbs)
+			o.RelL2 = math.Max(o.RelL2, e.RelL2)
+			o.Mismatched = o.Mismatched || e.Mismatched
+			if e.Ratio > o.Ratio {
+				o.Ratio = e.Ratio
+			}
+			res.MaxAbs = math.Max(res.MaxAbs, e.MaxAbs)
+			res.MaxRelL2 = math.Max(res.MaxRelL2, e.RelL2)
+			if e.Ratio > res.MaxRatio || (e.Mismatched && res.OK) {
+				res.MaxRatio = math.Max(res.MaxRatio, e.Ratio)
 				res.Worst = fmt.Sprintf("output %q, seed %d", v.Name, seed)
 			}
-			if bad {
+			if e.Mismatched {
 				res.OK = false
 			}
 		}
 	}
-	if res.MaxRel > opts.Tolerance {
+	if res.MaxRatio > 1 || res.MaxRelL2 > opts.Tolerance {
 		res.OK = false
 	}
 	return res, nil
@@ -158,44 +216,43 @@ func runtimeInputs(g *graph.Graph) []*graph.Value {
 	return out
 }
 
-// compareTensors returns the max absolute and relative error between x and
-// y (see VerifyResult.MaxRel) and whether a NaN/Inf appears in only one.
-func compareTensors(x, y *graph.Tensor) (abs, rel float64, bad bool, err error) {
+// compareTensors compares x (first model) with y (reference) element by
+// element under |x-y| <= atol + rtol*|y|, and as a whole by the relative
+// L2 error. Elements that are NaN or Inf in either are compared for
+// identity (Mismatched when they differ) and left out of the other figures.
+func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error) {
+	var e OutputError
 	if x == nil || y == nil {
-		return 0, 0, true, fmt.Errorf("missing output")
+		return e, fmt.Errorf("missing output")
 	}
 	if !slices.Equal(x.Shape, y.Shape) {
-		return 0, 0, true, fmt.Errorf("shapes differ: %v vs %v", x.Shape, y.Shape)
+		return e, fmt.Errorf("shapes differ: %v vs %v", x.Shape, y.Shape)
 	}
 	a, err := x.AsFloat64()
 	if err != nil {
-		return 0, 0, true, err
+		return e, err
 	}
 	b, err := y.AsFloat64()
 	if err != nil {
-		return 0, 0, true, err
+		return e, err
 	}
-	var ss float64
-	for _, v := range b {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			ss += v * v
-		}
-	}
-	floor := math.Sqrt(ss / math.Max(1, float64(len(b))))
-	if floor == 0 {
-		floor = 1e-30
-	}
+	var diff2, ref2 float64
 	for i := range a {
 		fa, fb := a[i], b[i]
 		if math.IsNaN(fa) || math.IsNaN(fb) || math.IsInf(fa, 0) || math.IsInf(fb, 0) {
 			if !(math.IsNaN(fa) && math.IsNaN(fb)) && fa != fb {
-				bad = true
+				e.Mismatched = true
 			}
 			continue
 		}
 		d := math.Abs(fa - fb)
-		abs = math.Max(abs, d)
-		rel = math.Max(rel, d/math.Max(math.Abs(fb), floor))
+		e.MaxAbs = math.Max(e.MaxAbs, d)
+		e.Ratio = math.Max(e.Ratio, d/(atol+rtol*math.Abs(fb)))
+		diff2 += d * d
+		ref2 += fb * fb
 	}
-	return abs, rel, bad, nil
+	// A reference whose elements are all below atol/rtol (where atol
+	// dominates the element rule) is measured against that magnitude.
+	e.RelL2 = math.Sqrt(diff2) / math.Max(math.Sqrt(ref2), atol/rtol*math.Sqrt(float64(max(1, len(b)))))
+	return e, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rewrite"
 )
@@ -73,8 +74,10 @@ func inspectRun(o *inspectOptions) error {
 
 	// Bind a copy so that symbolic shapes are shown as imported, and FLOPs
 	// can still be computed where binding succeeds.
-	bound := g.Clone()
-	bindErr := bound.BindShapes(bind)
+	boundModel := *m
+	boundModel.Graph = g.Clone()
+	bound := boundModel.Graph
+	observed, bindErr := measure.BindShapes(&boundModel, bind)
 
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\ninputs\t\t")
@@ -95,6 +98,9 @@ func inspectRun(o *inspectOptions) error {
 		fmt.Fprintf(w, "FLOPs       unknown: %v\n", bindErr)
 	} else {
 		fmt.Fprintf(w, "FLOPs       %s (at %s)\n", humanCount(float64(models.FLOPs(bound))), boundInputs(bound))
+	}
+	if len(observed) > 0 {
+		fmt.Fprintf(w, "shapes      of %d node(s) observed in ONNX Runtime (static inference cannot know them), first %v\n", len(observed), observed[0])
 	}
 	if o.Candidates {
 		if bindErr != nil {

@@ -59,6 +59,34 @@ func New(o measure.BackendOptions) (*Backend, error) {
 // Name returns "ort".
 func (b *Backend) Name() string { return "ort" }
 
+// sessionOptions returns options with the backend's threads and the given
+// graph optimisation level; the caller destroys them.
+func (b *Backend) sessionOptions(lvl ortgo.GraphOptimizationLevel) (*ortgo.SessionOptions, error) {
+	opts, err := ortgo.NewSessionOptions()
+	if err != nil {
+		return nil, err
+	}
+	if err := opts.SetIntraOpNumThreads(b.threads); err != nil {
+		opts.Destroy()
+		return nil, err
+	}
+	if err := opts.SetInterOpNumThreads(1); err != nil {
+		opts.Destroy()
+		return nil, err
+	}
+	if err := opts.SetGraphOptimizationLevel(lvl); err != nil {
+		opts.Destroy()
+		return nil, err
+	}
+	// Threads that spin between runs fight the other session of an
+	// interleaved comparison for the cores: let them sleep.
+	if err := noSpinning(opts); err != nil {
+		opts.Destroy()
+		return nil, err
+	}
+	return opts, nil
+}
+
 // Load serialises m to ONNX and creates an ONNX Runtime session for it.
 func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
 	return b.load(m, "")
@@ -74,28 +102,11 @@ func (b *Backend) load(m *graph.Model, profilePrefix string) (*session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
 	}
-	opts, err := ortgo.NewSessionOptions()
+	opts, err := b.sessionOptions(b.optLevel)
 	if err != nil {
 		return nil, err
 	}
 	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(b.threads); err != nil {
-		return nil, err
-	}
-	if err := opts.SetInterOpNumThreads(1); err != nil {
-		return nil, err
-	}
-	// Threads that spin between runs fight the other session of an
-	// interleaved comparison for the cores: let them sleep.
-	if err := opts.AddSessionConfigEntry("session.intra_op.allow_spinning", "0"); err != nil {
-		return nil, err
-	}
-	if err := opts.SetGraphOptimizationLevel(b.optLevel); err != nil {
-		return nil, err
-	}
-	if err := noSpinning(opts); err != nil {
-		return nil, err
-	}
 	if profilePrefix != "" {
 		if err := opts.EnableProfiling(profilePrefix); err != nil {
 			return nil, fmt.Errorf("enabling ONNX Runtime's profiler: %w", err)

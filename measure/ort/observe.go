@@ -34,18 +34,12 @@ func (b *Backend) ObserveTypes(m *graph.Model, inputs map[string]*graph.Tensor) 
 	if err != nil {
 		return nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
 	}
-	opts, err := ortgo.NewSessionOptions()
+	// Every value must survive as it is in the graph: no optimisation.
+	opts, err := b.sessionOptions(ortgo.GraphOptimizationLevelDisableAll)
 	if err != nil {
 		return nil, err
 	}
 	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(b.threads); err != nil {
-		return nil, err
-	}
-	// Every value must survive as it is in the graph.
-	if err := opts.SetGraphOptimizationLevel(ortgo.GraphOptimizationLevelDisableAll); err != nil {
-		return nil, err
-	}
 	var inNames, outNames []string
 	var vals []ortgo.Value
 	defer func() { destroyAll(vals) }()

@@ -115,15 +115,7 @@ func TestParityWithGoExecutor(t *testing.T) {
 }
 
 func TestInputErrors(t *testing.T) {
-	m := smallModel(t)
-	be, err := New(measure.BackendOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := be.Load(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s := loadSession(t, smallModel(t), measure.BackendOptions{})
 	defer s.Close()
 	if _, err := s.Run(map[string]*graph.Tensor{}); err == nil || !strings.Contains(err.Error(), `"x"`) {
 		t.Errorf("missing input: got %v", err)
