@@ -44,11 +44,7 @@ latency(B)/latency(A) with the p10-p90 range of the per-pair ratios as its sprea
 }
 
 func compareRun(o *compareOptions) error {
-	ma, err := loadBound(o.A, &o.Shapes)
-	if err != nil {
-		return err
-	}
-	mb, err := loadBound(o.B, &o.Shapes)
+	ma, mb, err := loadPair(o.A, o.B, &o.Shapes)
 	if err != nil {
 		return err
 	}

@@ -60,11 +60,7 @@ command exits non-zero when the largest one exceeds --tolerance on any runtime.`
 }
 
 func verifyRun(o *verifyOptions) error {
-	ma, err := loadBound(o.A, &o.Shapes)
-	if err != nil {
-		return err
-	}
-	mb, err := loadBound(o.B, &o.Shapes)
+	ma, mb, err := loadPair(o.A, o.B, &o.Shapes)
 	if err != nil {
 		return err
 	}
