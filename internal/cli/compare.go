@@ -47,11 +47,7 @@ The CPU-time ratio is printed as a cross-check.`,
 }
 
 func compareRun(o *compareOptions) error {
-	ma, err := loadBound(o.A, &o.Shapes)
-	if err != nil {
-		return err
-	}
-	mb, err := loadBound(o.B, &o.Shapes)
+	ma, mb, err := loadPair(o.A, o.B, &o.Shapes)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,19 @@ func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 	return pipeline.LoadBound(path, bind)
 }
 
+// loadPair loads two models with the same --shape bindings.
+func loadPair(a, b string, shapes *shapeOptions) (*graph.Model, *graph.Model, error) {
+	ma, err := loadBound(a, shapes)
+	if err != nil {
+		return nil, nil, err
+	}
+	mb, err := loadBound(b, shapes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ma, mb, nil
+}
+
 // prepareStart is pipeline.Prepare with the --shape and --rules flags.
 func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*pipeline.Start, error) {
 	bind, err := shapes.bindings()

@@ -70,11 +70,7 @@ implement) is skipped with a note; at least one must run them.`,
 }
 
 func verifyRun(o *verifyOptions) error {
-	ma, err := loadBound(o.A, &o.Shapes)
-	if err != nil {
-		return err
-	}
-	mb, err := loadBound(o.B, &o.Shapes)
+	ma, mb, err := loadPair(o.A, o.B, &o.Shapes)
 	if err != nil {
 		return err
 	}
