@@ -41,6 +41,18 @@
 // which copies every node and value (tensors are immutable and shared by
 // Clone too).
 //
+// # Whole-graph passes
+//
+// Some rewrites follow a property through any number of nodes and have no
+// fixed source pattern; they are Passes. PruneDead computes, from the
+// graph outputs backwards, the box of each tensor that is read, and
+// rebuilds the producers over those boxes (a classifier that Gathers token
+// 0 needs one row through the last layer's row-wise ops, and only the
+// query rows of its attention). WithPasses offers each pass's result as a
+// candidate before a base Rewriter's, after folding it and only when a
+// Checker (executing before and after in float64 on random inputs)
+// confirms it on that very graph.
+//
 // # Constant folding
 //
 // Fold replaces every node whose inputs are all constants (and Shape and

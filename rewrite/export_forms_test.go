@@ -93,3 +93,26 @@ func TestDefaultRulesKeepGeluForm(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitTransposesOnExport checks transpose-unit-to-reshape on a PyTorch
+// export: at batch 1 the batch-first attention's two [1, s, d] <-> [s, 1, d]
+// transposes per layer are Reshapes; at batch 2 they move data and stay.
+func TestUnitTransposesOnExport(t *testing.T) {
+	set, err := rules.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		batch, want int
+	}{{1, 4}, {2, 0}} {
+		g := loadBoundFolded(t, "testdata/encoder_classifier_small.onnx", map[string][]int{"input_ids": {tc.batch, 8}})
+		e := NewEngine(set, Options{Rules: []string{"transpose-unit-to-reshape"}, Eval: executor.Evaluate})
+		cands, err := e.Candidates(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cands) != tc.want {
+			t.Errorf("batch %d: %d candidates, want %d", tc.batch, len(cands), tc.want)
+		}
+	}
+}

@@ -161,6 +161,26 @@ func init() {
 		}
 		return boolVal(true), nil
 	})
+	register("movesOnlyUnitAxes", "movesOnlyUnitAxes(p, t) holds when Transpose(perm=p) of t keeps the axes of size other than 1 in their order, so it moves no data and equals a Reshape.", KBool, argIT, func(a []Value) (Value, error) {
+		d, err := dimsOf(a[1])
+		if err != nil {
+			return Value{}, err
+		}
+		p := a[0].Ints
+		if len(p) != len(d) || !isPerm(p) {
+			return boolVal(false), nil
+		}
+		last := int64(-1)
+		for _, ax := range p {
+			if d[ax] != 1 {
+				if ax < last {
+					return boolVal(false), nil
+				}
+				last = ax
+			}
+		}
+		return boolVal(true), nil
+	})
 	register("composePerm", "composePerm(p, q) is the perm of one Transpose equal to Transpose(perm=p) followed by Transpose(perm=q): r[i] = p[q[i]].", KInts, argII, func(a []Value) (Value, error) {
 		p, q := a[0].Ints, a[1].Ints
 		if len(p) != len(q) || !isPerm(p) || !isPerm(q) {
