@@ -31,7 +31,7 @@ class PPOLearningTest(unittest.TestCase):
         for seed in SEEDS:
             t0 = time.monotonic()
             cfg = ppo_torch.Config(model=model, seed=seed, cost_cache=cache, max_candidates=16, horizon=20,
-                                   num_envs=2, num_steps=32, updates=5, hidden=32, layers=1, quiet=True,
+                                   num_envs=2, num_steps=32, updates=5, lr=1e-3, hidden=32, layers=1, quiet=True,
                                    xrl_bin=XRL)
             policy, _ = ppo_torch.train(cfg)
             trained = ppo_torch.evaluate(cfg, policy, EVAL_SEEDS, greedy=True)

@@ -65,7 +65,12 @@ def make(model_path, shape=None, runtime="cost", max_candidates=200, horizon=100
         server.stop()
         raise
     req = create_request(model_path, shape, runtime, max_candidates, horizon, feedback_every, seed)
-    return XrlEnv(ch, req, server=server, **env_kwargs)
+    try:
+        return XrlEnv(ch, req, server=server, **env_kwargs)
+    except Exception:
+        ch.close()
+        server.stop()
+        raise
 
 
 def connect(address, model_path, shape=None, runtime="cost", max_candidates=200, horizon=100,
@@ -76,7 +81,11 @@ def connect(address, model_path, shape=None, runtime="cost", max_candidates=200,
     _check_kwargs(env_kwargs)
     ch = open_channel(address, connect_timeout)
     req = create_request(model_path, shape, runtime, max_candidates, horizon, feedback_every, seed)
-    return XrlEnv(ch, req, **env_kwargs)
+    try:
+        return XrlEnv(ch, req, **env_kwargs)
+    except Exception:
+        ch.close()
+        raise
 
 
 def make_vec(model_path, num_envs, addresses=None, shape=None, runtime="cost", max_candidates=200,
