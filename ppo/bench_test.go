@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/xrl-dev/xrl/measure"
+
 	"github.com/xrl-dev/xrl/executor"
 
 	"github.com/xrl-dev/xrl/env"
@@ -38,7 +40,7 @@ func benchTrainer(b *testing.B, model string) (*Trainer, []Sample) {
 	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(m.Graph.Nodes), Eval: executor.Evaluate})
 	cfg := DefaultConfig()
 	cfg.Horizon = 16
-	tr, err := New(b.TempDir(), cfg, env.Config{Model: m, Rewriter: eng, Latency: rooflineLatency{}}, Options{})
+	tr, err := New(b.TempDir(), cfg, env.Config{Model: m, Rewriter: eng, Latency: measure.Roofline{}}, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

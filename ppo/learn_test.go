@@ -6,40 +6,15 @@ import (
 	"os"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/xrl-dev/xrl/executor"
 
 	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
 )
-
-// rooflineLatency is a deterministic stand-in for measured latency: a
-// fixed launch cost per operator plus compute at 20 GFLOP/s plus writing
-// every output at 10 GB/s. Like a small model on a CPU it rewards fewer
-// operators (fusions, merged projections) and less work, and it charges
-// rewrites that add operators or traffic.
-type rooflineLatency struct{}
-
-func (rooflineLatency) Name() string { return "roofline" }
-
-func (rooflineLatency) Latency(m *graph.Model) (measure.Stats, error) {
-	var bytes float64
-	for _, n := range m.Graph.Nodes {
-		for _, o := range n.Outputs {
-			if o != nil && o.ShapeKnown && o.Shape.Static() {
-				bytes += float64(o.DType.Size() * graph.NumElements(o.Shape.Ints()))
-			}
-		}
-	}
-	ns := float64(len(m.Graph.Nodes))*5000 + float64(models.FLOPs(m.Graph))/20 + bytes/10
-	d := time.Duration(ns)
-	return measure.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
-}
 
 // learnEnv is a two-layer BERT encoder at toy sizes under the real rule
 // set and rewrite engine.
@@ -62,7 +37,7 @@ func learnEnv(t testing.TB) env.Config {
 	}
 	m.Graph = g
 	eng := rewrite.NewEngine(set, rewrite.Options{MaxNodes: 2 * len(g.Nodes), Eval: executor.Evaluate})
-	return env.Config{Model: m, Rewriter: eng, Latency: rooflineLatency{}}
+	return env.Config{Model: m, Rewriter: eng, Latency: measure.Roofline{}}
 }
 
 func mean(xs []float64) float64 {

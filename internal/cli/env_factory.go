@@ -49,9 +49,9 @@ func (f *envFactory) build(_ context.Context, p envserver.CreateParams) (*env.En
 		name = "cost"
 	}
 	switch name {
-	case "cost", "ort", "go":
+	case "cost", "ort", "go", "roofline":
 	default:
-		return nil, fmt.Errorf("runtime %q: want cost, ort or go", name)
+		return nil, fmt.Errorf("runtime %q: want cost, ort, go or roofline", name)
 	}
 	sp, err := f.start(p.ModelPath, p.Shapes)
 	if err != nil {

@@ -66,7 +66,7 @@ The Python client python/xrl_gym starts this command itself (see docs/python.md)
 	opts.Shapes.addFlags(c)
 	opts.Runtime.addFlags(c, true)
 	f := c.Flags()
-	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort or go (default cost)"
+	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort, go or roofline (deterministic, analytic; default cost)"
 	f.StringVar(&opts.CostCache, "cost-cache", "", "keep the cost model's per-op times in this JSON file (same times across runs)")
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "address to listen on, HOST:PORT (port 0 picks a free one)")
 	f.IntVar(&opts.MaxCandidates, "max-candidates", env.DefaultMaxCandidates, "default candidates shown per step")

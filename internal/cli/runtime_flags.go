@@ -57,12 +57,12 @@ func (o *runtimeOptions) validate(withCost bool) error {
 	}
 	switch o.Runtime {
 	case "", "go", "ort":
-	case "cost", "profile":
+	case "cost", "profile", "roofline":
 		if !withCost {
 			return usagef("--runtime %s only estimates latency; this command needs go or ort", o.Runtime)
 		}
 	default:
-		return usagef("--runtime %q: want go, ort, cost or profile", o.Runtime)
+		return usagef("--runtime %q: want go, ort, cost, profile or roofline", o.Runtime)
 	}
 	switch o.OptLevel {
 	case "all", "extended", "basic", "disable":

@@ -31,7 +31,7 @@ class Config:
     """PPO and environment settings; each field becomes a command-line flag."""
     model: str = dataclasses.field(default="", metadata={"help": "ONNX model to optimise"})
     seed: int = dataclasses.field(default=1, metadata={"help": "seed of torch, numpy and the environments"})
-    runtime: str = dataclasses.field(default="cost", metadata={"help": "latency model of the rewards: cost, ort or go"})
+    runtime: str = dataclasses.field(default="cost", metadata={"help": "latency model of the rewards: cost, ort, go or roofline (deterministic, analytic)"})
     cost_cache: str = dataclasses.field(default="", metadata={"help": "JSON file keeping the cost model's per-op times"})
     max_candidates: int = dataclasses.field(default=32, metadata={"help": "candidates shown per step"})
     horizon: int = dataclasses.field(default=20, metadata={"help": "steps after which an episode is truncated"})

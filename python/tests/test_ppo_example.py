@@ -1,7 +1,9 @@
 """Learning test of python/examples/ppo_torch.py: after a short training
-run on ResNet-18 (cpu preset at 64x64 images, cost-model rewards), the
-trained policy (taking its most likely action) beats the random agent's
-mean return by MARGIN at each of several seeds."""
+run on ResNet-18 (cpu preset at 64x64 images), the trained policy (taking
+its most likely action) beats the random agent's mean return by MARGIN at
+each of several seeds. Rewards come from the deterministic roofline
+latency model, so the outcome depends on the seeds alone, not on how busy
+the machine is (timed cost-model rewards made runs disagree)."""
 
 import os
 import sys
@@ -26,11 +28,10 @@ class PPOLearningTest(unittest.TestCase):
 
     def test_beats_random(self):
         model = zoo_model("resnet18", image=64)
-        cache = str(tmpdir() / "resnet18-cost.json")
         lines = []
         for seed in SEEDS:
             t0 = time.monotonic()
-            cfg = ppo_torch.Config(model=model, seed=seed, cost_cache=cache, max_candidates=16, horizon=20,
+            cfg = ppo_torch.Config(model=model, seed=seed, runtime="roofline", max_candidates=16, horizon=20,
                                    num_envs=2, num_steps=32, updates=5, lr=1e-3, hidden=32, layers=1, quiet=True,
                                    xrl_bin=XRL)
             policy, _ = ppo_torch.train(cfg)
