@@ -299,4 +299,3 @@ func sizesInt64(s []int) []int64 {
 	}
 	return out
 }
-
