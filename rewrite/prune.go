@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -210,7 +211,7 @@ func (p *pruner) node(n *graph.Node) error {
 // Reshape when its shape is not out's extent.
 func (p *pruner) finish(n *graph.Node, x *graph.Value, out region, outShape []int, cut bool) {
 	want := out.sizes()
-	if xs, _ := x.StaticShape(); sameInts(xs, want) && cut {
+	if xs, _ := x.StaticShape(); slices.Equal(xs, want) && cut {
 		p.have[n.Outputs[0]] = x
 		return
 	}
@@ -297,16 +298,4 @@ func sizesInt64(s []int) []int64 {
 		out[i] = int64(d)
 	}
 	return out
-}
-
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
