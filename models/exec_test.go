@@ -1,4 +1,4 @@
-package models
+package models_test
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/models"
 )
 
 // TestExecuteCPUPresets runs every cpu preset once in the Go executor on
@@ -14,9 +15,9 @@ import (
 // has a moderate scale (root mean square within 1e-3 .. 1e3), i.e. the
 // random weights neither blow up nor saturate the network.
 func TestExecuteCPUPresets(t *testing.T) {
-	for _, s := range List() {
+	for _, s := range models.List() {
 		t.Run(s.Name, func(t *testing.T) {
-			m, err := Build(s.Name, PresetCPU, Overrides{})
+			m, err := models.Build(s.Name, models.PresetCPU, models.Overrides{})
 			if err != nil {
 				t.Fatal(err)
 			}

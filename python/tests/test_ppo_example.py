@@ -10,7 +10,7 @@ import sys
 import time
 import unittest
 
-from common import XRL, tmpdir, zoo_model
+from common import XRL, zoo_model
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples"))
 import ppo_torch  # noqa: E402
