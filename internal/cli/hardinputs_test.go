@@ -140,7 +140,7 @@ func TestTrainStartAndResume(t *testing.T) {
 	tmp := t.TempDir()
 	failed := filepath.Join(tmp, "runs", "failed")
 	code, _, stderr := run("train", filepath.Join(dir, "opaque.onnx"), "--runtime", "go", "--episodes", "1", "--out", failed)
-	if code != exitError || !strings.Contains(stderr, "Softplus") {
+	if code != exitError || !strings.Contains(stderr, "LpNormalization") {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(tmp, "runs")); err == nil {
