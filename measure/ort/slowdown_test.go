@@ -32,7 +32,12 @@ func matmulChain(t testing.TB, layers int) *graph.Model {
 
 // TestDetectsThreePercent compares a 32-layer MatMul chain with itself and
 // with the same chain plus one layer (3.1% more work), interleaved in ONNX
-// Runtime on one thread. The machine may be shared with other work, so a
+// Runtime on one thread. Equality is an equivalence check: two sessions of
+// one model may differ by a fraction of a percent (their buffers sit at
+// different addresses), which a precise interval resolves, so "itself"
+// asks for the whole 99% interval inside [0.98, 1.02] (the harness's
+// stated resolution), and the slower chain for an interval above 1 and a
+// ratio in [1.01, 1.06]. The machine may be shared with other work, so a
 // failed attempt is repeated up to three times; each attempt stops as soon
 // as its 99% interval is within 0.5%.
 func TestDetectsThreePercent(t *testing.T) {
@@ -56,12 +61,14 @@ func TestDetectsThreePercent(t *testing.T) {
 	}
 	opts := measure.MeasureOptions{Warmup: 5, Runs: 96, Precision: 0.005, MaxTime: 5 * time.Second}
 	cases := []struct {
-		name        string
-		other       measure.Session
-		lo, hi      float64
-		significant bool
+		name   string
+		other  measure.Session
+		lo, hi float64
+		// slower asks for a 99% interval above 1; otherwise the whole
+		// interval must lie in [lo, hi].
+		slower bool
 	}{
-		{"itself", a2, 0.99, 1.01, false},
+		{"itself", a2, 0.98, 1.02, false},
 		{"one more layer", b, 1.01, 1.06, true},
 	}
 	for _, c := range cases {
@@ -74,11 +81,15 @@ func TestDetectsThreePercent(t *testing.T) {
 				}
 				t.Logf("attempt %d: %v", attempt, cmp)
 				last = cmp
-				if cmp.Ratio >= c.lo && cmp.Ratio <= c.hi && cmp.Significant() == c.significant {
+				ok := cmp.RatioLo >= c.lo && cmp.RatioHi <= c.hi
+				if c.slower {
+					ok = cmp.Ratio >= c.lo && cmp.Ratio <= c.hi && cmp.RatioLo > 1
+				}
+				if ok {
 					return
 				}
 			}
-			t.Errorf("want ratio in [%.2f, %.2f] with significant=%v in one of 3 attempts; last: %v", c.lo, c.hi, c.significant, last)
+			t.Errorf("want (slower=%v) ratio within [%.2f, %.2f] in one of 3 attempts; last: %v", c.slower, c.lo, c.hi, last)
 		})
 	}
 }
