@@ -139,32 +139,8 @@ func checkTensorData(t *graph.Tensor) error {
 			return fmt.Errorf("negative dimension in shape %v", t.Shape)
 		}
 	}
-	ok := false
-	n := 0
-	switch s := t.Data.(type) {
-	case []float32:
-		ok, n = t.DType == graph.Float32, len(s)
-	case []float64:
-		ok, n = t.DType == graph.Float64, len(s)
-	case []int64:
-		ok, n = t.DType == graph.Int64, len(s)
-	case []int32:
-		ok, n = t.DType == graph.Int32, len(s)
-	case []int16:
-		ok, n = t.DType == graph.Int16, len(s)
-	case []int8:
-		ok, n = t.DType == graph.Int8, len(s)
-	case []uint64:
-		ok, n = t.DType == graph.Uint64, len(s)
-	case []uint32:
-		ok, n = t.DType == graph.Uint32, len(s)
-	case []uint16:
-		ok, n = t.DType == graph.Uint16, len(s)
-	case []uint8:
-		ok, n = t.DType == graph.Uint8, len(s)
-	case []bool:
-		ok, n = t.DType == graph.Bool, len(s)
-	}
+	ok := dtOfData(t.Data) == t.DType
+	n := graph.DataLen(t.Data)
 	if !ok {
 		return fmt.Errorf("tensor data of Go type %T does not match dtype %v", t.Data, t.DType)
 	}
