@@ -41,8 +41,27 @@ type WithPasses struct {
 	// LastErr is the latest of those failures.
 	LastErr error
 
-	mu sync.Mutex
+	mu   sync.Mutex
+	memo map[passKey]passResult
 }
+
+// passKey names one pass applied to one graph (by canonical hash).
+type passKey struct {
+	pass string
+	in   graph.Hash
+}
+
+// passResult is a remembered application: the checked candidate (nil when
+// the pass changed nothing) or the reason it was rejected.
+type passResult struct {
+	c   *Candidate
+	err error
+}
+
+// memoLimit bounds the remembered applications; the memo is emptied when
+// it is full. Environments reset to the same start graph every episode,
+// and re-checking a pass result there costs two graph executions.
+const memoLimit = 4096
 
 // Failures returns a copy of Rejected and LastErr, safe to call while
 // other goroutines generate candidates.
@@ -61,9 +80,10 @@ var _ Rewriter = (*WithPasses)(nil)
 // Candidates implements Rewriter.
 func (w *WithPasses) Candidates(g *graph.Graph) ([]Candidate, error) {
 	var out []Candidate
-	seen := map[graph.Hash]bool{g.CanonicalHash(): true}
+	in := g.CanonicalHash()
+	seen := map[graph.Hash]bool{in: true}
 	for _, p := range w.Passes {
-		c, err := w.apply(p, g)
+		c, err := w.applyMemo(p, g, in)
 		if err != nil {
 			w.mu.Lock()
 			if w.Rejected == nil {
@@ -93,6 +113,35 @@ func (w *WithPasses) Candidates(g *graph.Graph) ([]Candidate, error) {
 		}
 	}
 	return out, nil
+}
+
+// applyMemo is apply, remembered per pass and input graph hash.
+func (w *WithPasses) applyMemo(p Pass, g *graph.Graph, in graph.Hash) (*Candidate, error) {
+	k := passKey{p.Name, in}
+	w.mu.Lock()
+	r, ok := w.memo[k]
+	w.mu.Unlock()
+	if ok {
+		if r.c == nil {
+			return nil, r.err
+		}
+		// Callers own the graphs they are given.
+		c := *r.c
+		c.Graph = r.c.Graph.Clone()
+		return &c, nil
+	}
+	c, err := w.apply(p, g)
+	w.mu.Lock()
+	if w.memo == nil || len(w.memo) >= memoLimit {
+		w.memo = map[passKey]passResult{}
+	}
+	var keep *Candidate
+	if c != nil {
+		keep = &Candidate{Graph: c.Graph.Clone(), Rule: c.Rule, Hash: c.Hash}
+	}
+	w.memo[k] = passResult{keep, err}
+	w.mu.Unlock()
+	return c, err
 }
 
 // apply runs one pass, folds and checks its result (nil when unchanged).

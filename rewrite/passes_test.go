@@ -69,3 +69,42 @@ func TestWithPasses(t *testing.T) {
 		})
 	}
 }
+
+// TestWithPassesMemo checks that a pass applied again to the same graph is
+// not checked again, and that each caller gets a graph of its own.
+func TestWithPassesMemo(t *testing.T) {
+	b := graph.NewBuilder("pooled")
+	x := b.Input("x", graph.Float32, 6, 8)
+	y := b.Op("Relu", []*graph.Value{b.Op("MatMul", []*graph.Value{x, b.Const("w", randConst(1, 8, 8))}, nil)}, nil)
+	b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{0}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
+	g := builtInferred(t, b)
+	checks := 0
+	w := &WithPasses{Passes: Passes, Eval: executor.Evaluate, Check: func(before, after *graph.Graph) error {
+		checks++
+		_, err := ruleverify.SameFunction(before, after, 2, 1, 1e-9)
+		return err
+	}}
+	var first []Candidate
+	for round := 0; round < 3; round++ {
+		cands, err := w.Candidates(g.Clone())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cands) != 1 {
+			t.Fatalf("round %d: %d candidates, want 1", round, len(cands))
+		}
+		if c := cands[0]; c.Hash != c.Graph.CanonicalHash() {
+			t.Fatalf("round %d: candidate hash does not match its graph", round)
+		}
+		if round == 0 {
+			first = cands
+			continue
+		}
+		if cands[0].Graph == first[0].Graph {
+			t.Fatalf("round %d: the same graph was handed out twice", round)
+		}
+	}
+	if checks != 1 {
+		t.Errorf("checked %d times, want 1", checks)
+	}
+}
