@@ -23,12 +23,18 @@ func swapFirstRelu(g *graph.Graph) (*graph.Graph, bool, error) {
 	return g, false, nil
 }
 
-func TestWithPasses(t *testing.T) {
+// pooledRows is MatMul -> Relu -> Gather of row 0: prune-dead-rows applies.
+func pooledRows(t *testing.T) *graph.Graph {
 	b := graph.NewBuilder("pooled")
 	x := b.Input("x", graph.Float32, 6, 8)
 	y := b.Op("Relu", []*graph.Value{b.Op("MatMul", []*graph.Value{x, b.Const("w", randConst(1, 8, 8))}, nil)}, nil)
 	b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{0}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
 	g := builtInferred(t, b)
+	return g
+}
+
+func TestWithPasses(t *testing.T) {
+	g := pooledRows(t)
 	check := func(before, after *graph.Graph) error {
 		_, err := ruleverify.SameFunction(before, after, 2, 1, 1e-9)
 		return err
@@ -73,11 +79,7 @@ func TestWithPasses(t *testing.T) {
 // TestWithPassesMemo checks that a pass applied again to the same graph is
 // not checked again, and that each caller gets a graph of its own.
 func TestWithPassesMemo(t *testing.T) {
-	b := graph.NewBuilder("pooled")
-	x := b.Input("x", graph.Float32, 6, 8)
-	y := b.Op("Relu", []*graph.Value{b.Op("MatMul", []*graph.Value{x, b.Const("w", randConst(1, 8, 8))}, nil)}, nil)
-	b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{0}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
-	g := builtInferred(t, b)
+	g := pooledRows(t)
 	checks := 0
 	w := &WithPasses{Passes: Passes, Eval: executor.Evaluate, Check: func(before, after *graph.Graph) error {
 		checks++
