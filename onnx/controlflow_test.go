@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -120,3 +121,64 @@ try:
 except Exception as e:
     print(str(e).replace('\n', ' '))
 `
+
+// TestControlFlowShapes checks shape inference through bodies: If outputs
+// where the branches agree, Loop carried values, Scan states and stacked
+// outputs, and a Loop's scan output left to observation.
+func TestControlFlowShapes(t *testing.T) {
+	tests := []struct {
+		path    string
+		bind    map[string][]int
+		op      string
+		want    [][]int // the node's output shapes; nil: inference must leave it undecided
+		unknown bool // the recorded output types are cleared first
+	}{
+		{"../testdata/controlflow/vad_if.onnx", map[string][]int{"x": {1, 512}}, "If", [][]int{{1, 1}}, false},
+		{"../testdata/controlflow/vad_if.onnx", map[string][]int{"x": {3, 800}}, "If", [][]int{{3, 1}}, false},
+		{"../testdata/controlflow/loop_mlp.onnx", map[string][]int{"x": {4, 32}}, "Loop", [][]int{{4, 32}}, false},
+		{filepath.Join(conformanceDir, "node/test_scan9_sum/model.onnx"), nil, "Scan", [][]int{{2}, {3, 2}}, false},
+		{filepath.Join(conformanceDir, "node/test_loop11/model.onnx"), nil, "Loop", nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(filepath.Base(tc.path), func(t *testing.T) {
+			m, err := ReadFile(tc.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.unknown {
+				for _, o := range findOp(m.Graph, tc.op).Outputs {
+					o.ShapeKnown, o.Shape = false, nil
+				}
+			}
+			err = m.Graph.BindShapes(tc.bind)
+			if tc.unknown {
+				if !graph.ShapeUnknown(err) {
+					t.Fatalf("BindShapes: %v, want a ShapeUnknown error (observation path)", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := findOp(m.Graph, tc.op)
+			for i, want := range tc.want {
+				got, err := n.Outputs[i].StaticShape()
+				if err != nil || !slices.Equal(got, want) {
+					t.Errorf("output %d: shape %v (%v), want %v", i, got, err, want)
+				}
+			}
+			for _, b := range n.Bodies {
+				if !b.ShapesOK {
+					t.Errorf("body %s: ShapesOK is false", b.Attr)
+				}
+				for _, bn := range b.Graph.Nodes {
+					for _, o := range bn.Outputs {
+						if o != nil && (!o.ShapeKnown || !o.Shape.Static()) {
+							t.Errorf("body %s: %q has no static shape", b.Attr, o.Name)
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -73,13 +73,15 @@ def vad_if(path):
         b.bn.running_mean.uniform_(-0.5, 0.5)
         b.bn.running_var.uniform_(0.5, 2)
     m = torch.jit.script(m.eval())
-    export(m, (torch.randn(1, 512), torch.tensor(16000)), path, 16, ["x", "sr"], ["prob"])
+    export(m, (torch.randn(1, 512), torch.tensor(16000)), path, 16, ["x", "sr"], ["prob"],
+           {"x": {0: "batch", 1: "samples"}, "prob": {0: "batch"}})
 
 
 def loop_mlp(path):
     seed_all(21)
     m = torch.jit.script(LoopMLP().eval())
-    export(m, (torch.randn(4, 32), torch.tensor(3)), path, 16, ["x", "steps"], ["h"])
+    export(m, (torch.randn(4, 32), torch.tensor(3)), path, 16, ["x", "steps"], ["h"],
+           {"x": {0: "batch"}, "h": {0: "batch"}})
 
 
 EXPORTERS = {"vad_if": vad_if, "loop_mlp": loop_mlp}
