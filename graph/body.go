@@ -8,7 +8,9 @@ package graph
 // graph. Its Inputs hold first the Formal inputs ONNX declares for the
 // body (none for If; iteration number, condition and carried values for
 // Loop; states and per-slice scan inputs for Scan), then one value per
-// outer-scope name the body reads. Outer[k] is the index in the owning
+// outer-scope name the body reads, holding the outer value's constant data
+// when that value is a constant (so that rules and folding inside the body
+// see outer weights as constants). Outer[k] is the index in the owning
 // node's Implicit list of the enclosing value that Inputs[Formal+k] stands
 // for; the body refers to it by that value's name. Outputs are matched to
 // the ONNX body outputs by position.

@@ -81,6 +81,7 @@ func inferBody(n *Node, b *Body, formal []outType) ([]outType, error) {
 			return nil, fmt.Errorf("body %s: outer value %q has no known shape", b.Attr, src.Name)
 		}
 		v.SetStatic(src.DType, src.Shape.Ints())
+		v.Const = src.Const
 	}
 	inputs := map[*Value]bool{}
 	for _, v := range g.Inputs {

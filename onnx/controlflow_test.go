@@ -131,7 +131,7 @@ func TestControlFlowShapes(t *testing.T) {
 		bind    map[string][]int
 		op      string
 		want    [][]int // the node's output shapes; nil: inference must leave it undecided
-		unknown bool // the recorded output types are cleared first
+		unknown bool    // the recorded output types are cleared first
 	}{
 		{"../testdata/controlflow/vad_if.onnx", map[string][]int{"x": {1, 512}}, "If", [][]int{{1, 1}}, false},
 		{"../testdata/controlflow/vad_if.onnx", map[string][]int{"x": {3, 800}}, "If", [][]int{{3, 1}}, false},

@@ -44,7 +44,7 @@ func (d *decoder) graphWith(gp *onnxpb.GraphProto, outer []*graph.Value) (*graph
 	var outerVals []*graph.Value
 	for _, o := range outer {
 		v := d.newValue(o.Name, "outer-scope value")
-		v.DType, v.Shape, v.ShapeKnown = o.DType, o.Shape.Clone(), o.ShapeKnown
+		v.DType, v.Shape, v.ShapeKnown, v.Const = o.DType, o.Shape.Clone(), o.ShapeKnown, o.Const
 		outerVals = append(outerVals, v)
 	}
 	d.extra = &onnxpb.GraphProto{

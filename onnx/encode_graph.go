@@ -286,6 +286,9 @@ func subgraphNames(g *onnxpb.GraphProto, out map[string]bool) {
 // reference checks that v is defined in the exported graph and, for
 // constants, emits its initializer.
 func (e *graphEncoder) reference(v *graph.Value, what string) error {
+	if _, ok := e.outer[v]; ok {
+		return nil // defined by an enclosing graph
+	}
 	switch {
 	case v.Const != nil:
 		e.name(v)

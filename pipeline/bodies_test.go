@@ -1,0 +1,159 @@
+package pipeline
+
+import (
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/ort" // registers the "ort" backend
+	"github.com/xrl-dev/xrl/onnx"
+)
+
+// TestOptimizeBodies rewrites inside the bodies of torch-exported If and
+// Loop models (a Gemm followed by a Mul by 0.5 in every body folds into the
+// Gemm), writes the result, checks it with onnx.checker and compares it
+// with the original in ONNX Runtime on inputs that take each branch.
+func TestOptimizeBodies(t *testing.T) {
+	tests := []struct {
+		model  string
+		shapes map[string][]int
+		runs   []map[string]*graph.Tensor // the shaped inputs besides x
+	}{
+		{"vad_if", map[string][]int{"x": {2, 512}}, []map[string]*graph.Tensor{
+			{"sr": graph.FromInt64([]int64{16000})}, {"sr": graph.FromInt64([]int64{8000})}}},
+		{"loop_mlp", map[string][]int{"x": {4, 32}}, []map[string]*graph.Tensor{
+			{"steps": graph.FromInt64([]int64{0})}, {"steps": graph.FromInt64([]int64{3})}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.model, func(t *testing.T) {
+			s, err := Prepare(filepath.Join("../testdata/controlflow", tc.model+".onnx"), tc.shapes, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			best, st, err := OptimizeBodies(s.Model.Graph, s.Engine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Rewritten == 0 || st.NodesAfter >= st.NodesBefore {
+				t.Fatalf("bodies not rewritten: %+v", st)
+			}
+			if got := countRule(st.Applied, "gemm-mul-scalar-fold"); got != st.Bodies {
+				t.Errorf("gemm-mul-scalar-fold applied %d times inside %d bodies (applied: %v)", got, st.Bodies, st.Applied)
+			}
+			noMulInBodies(t, best)
+			if hasEditedBody(s.Model.Graph) || hasEditedBody(s.Orig.Graph) {
+				t.Fatal("OptimizeBodies modified its input")
+			}
+			out, err := s.Finish(io.Discard, s.Model.Graph, 1e-4, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(t.TempDir(), tc.model+".onnx")
+			if err := onnx.WriteFile(path, out); err != nil {
+				t.Fatal(err)
+			}
+			checkModel(t, path)
+			written, err := LoadBound(path, tc.shapes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			noMulInBodies(t, written.Graph)
+			for _, in := range tc.runs {
+				x, err := measure.RandomInputs(s.Orig.Graph, 7)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k, v := range in {
+					x[k] = v
+				}
+				compareInORT(t, s.Orig, written, x)
+			}
+		})
+	}
+}
+
+// countRule counts name in applied.
+func countRule(applied []string, name string) int {
+	c := 0
+	for _, a := range applied {
+		if a == name {
+			c++
+		}
+	}
+	return c
+}
+
+// hasEditedBody reports whether a body of g is marked edited.
+func hasEditedBody(g *graph.Graph) bool {
+	for _, n := range g.Nodes {
+		for _, b := range n.Bodies {
+			if b.Edited {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// compareInORT runs a and b in ONNX Runtime on in and requires every
+// output to agree within 1e-5 + 1e-4|a|.
+func compareInORT(t *testing.T, a, b *graph.Model, in map[string]*graph.Tensor) {
+	t.Helper()
+	be, err := measure.NewBackend("ort", measure.BackendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs [2]map[string]*graph.Tensor
+	for i, m := range []*graph.Model{a, b} {
+		s, err := be.Load(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outs[i], err = s.Run(in)
+		s.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, ta := range outs[0] {
+		x, _ := ta.AsFloat64()
+		y, err := outs[1][name].AsFloat64()
+		if err != nil || len(x) != len(y) {
+			t.Fatalf("output %s: %v (%d vs %d elements)", name, err, len(x), len(y))
+		}
+		for i := range x {
+			if math.Abs(x[i]-y[i]) > 1e-5+1e-4*math.Abs(x[i]) {
+				t.Fatalf("output %s[%d]: %g vs %g", name, i, x[i], y[i])
+			}
+		}
+	}
+}
+
+// checkModel runs onnx.checker (full check) on the model at path.
+func checkModel(t *testing.T, path string) {
+	t.Helper()
+	cmd := exec.Command("/usr/bin/python3", "-c", "import sys, onnx; onnx.checker.check_model(onnx.load(sys.argv[1]), full_check=True)", path)
+	cmd.Env = append(os.Environ(), "PYTHONWARNINGS=ignore")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("onnx.checker rejects %s: %v\n%s", path, err, out)
+	}
+}
+
+// noMulInBodies requires that no body of g holds a Mul.
+func noMulInBodies(t *testing.T, g *graph.Graph) {
+	t.Helper()
+	for _, n := range g.Nodes {
+		for _, b := range n.Bodies {
+			for _, bn := range b.Graph.Nodes {
+				if bn.Op == "Mul" {
+					t.Errorf("body %s still has %v", b.Attr, bn)
+				}
+			}
+		}
+	}
+}
