@@ -45,19 +45,13 @@ func (b *Body) Clone() *Body {
 	return &c
 }
 
-// BodyNodes returns the number of nodes inside g's control-flow bodies,
-// counting nested bodies, and the number of constant elements they hold.
-func (g *Graph) BodyNodes() (nodes int, params int64) {
+// WalkBodies calls f for every body of g's nodes, nested bodies after the
+// body holding them.
+func (g *Graph) WalkBodies(f func(n *Node, b *Body)) {
 	for _, n := range g.Nodes {
 		for _, b := range n.Bodies {
-			nodes += len(b.Graph.Nodes)
-			for _, v := range b.Graph.Constants() {
-				params += int64(v.Const.Len())
-			}
-			nn, np := b.Graph.BodyNodes()
-			nodes += nn
-			params += np
+			f(n, b)
+			b.Graph.WalkBodies(f)
 		}
 	}
-	return nodes, params
 }
