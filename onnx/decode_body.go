@@ -18,7 +18,7 @@ var controlFlowBodies = map[string][]string{
 
 // scanAttrs are the Scan attributes copied to the opaque node's Attrs for
 // shape inference (the node is still written from its Opaque encoding).
-var scanAttrs = []string{"num_scan_inputs", "scan_input_axes", "scan_output_axes"}
+var scanAttrs = []string{"num_scan_inputs", "scan_input_axes", "scan_output_axes", "scan_input_directions", "scan_output_directions"}
 
 // bodies decodes the subgraphs of an If, Loop or Scan node n (made from np)
 // into n.Bodies, for opsets whose operators the codec converts (Scan from

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/ort" // registers the "ort" backend
@@ -71,7 +72,20 @@ func TestOptimizeBodies(t *testing.T) {
 				for k, v := range in {
 					x[k] = v
 				}
-				compareInORT(t, s.Orig, written, x)
+				ref := compareInORT(t, s.Orig, written, x)
+				for _, prec := range []graph.DType{graph.Float32, graph.Float64} {
+					for _, m := range []*graph.Model{s.Orig, written} {
+						ex, err := executor.NewExecutor(m.Graph, executor.ExecOptions{Precision: prec})
+						if err != nil {
+							t.Fatalf("Go executor (%v): %v", prec, err)
+						}
+						got, err := ex.Run(x)
+						if err != nil {
+							t.Fatalf("Go executor (%v): %v", prec, err)
+						}
+						closeOutputs(t, ref, got, 1e-4)
+					}
+				}
 			}
 		})
 	}
@@ -100,9 +114,9 @@ func hasEditedBody(g *graph.Graph) bool {
 	return false
 }
 
-// compareInORT runs a and b in ONNX Runtime on in and requires every
-// output to agree within 1e-5 + 1e-4|a|.
-func compareInORT(t *testing.T, a, b *graph.Model, in map[string]*graph.Tensor) {
+// compareInORT runs a and b in ONNX Runtime on in, requires every output
+// to agree within 1e-5 + 1e-4|a| and returns a's outputs.
+func compareInORT(t *testing.T, a, b *graph.Model, in map[string]*graph.Tensor) map[string]*graph.Tensor {
 	t.Helper()
 	be, err := measure.NewBackend("ort", measure.BackendOptions{})
 	if err != nil {
@@ -120,14 +134,26 @@ func compareInORT(t *testing.T, a, b *graph.Model, in map[string]*graph.Tensor) 
 			t.Fatal(err)
 		}
 	}
-	for name, ta := range outs[0] {
-		x, _ := ta.AsFloat64()
-		y, err := outs[1][name].AsFloat64()
+	closeOutputs(t, outs[0], outs[1], 1e-4)
+	return outs[0]
+}
+
+// closeOutputs requires every output of want to be matched in got within
+// 1e-5 + rtol|want|.
+func closeOutputs(t *testing.T, want, got map[string]*graph.Tensor, rtol float64) {
+	t.Helper()
+	for name, tw := range want {
+		x, _ := tw.AsFloat64()
+		tg := got[name]
+		if tg == nil {
+			t.Fatalf("output %s is missing", name)
+		}
+		y, err := tg.AsFloat64()
 		if err != nil || len(x) != len(y) {
 			t.Fatalf("output %s: %v (%d vs %d elements)", name, err, len(x), len(y))
 		}
 		for i := range x {
-			if math.Abs(x[i]-y[i]) > 1e-5+1e-4*math.Abs(x[i]) {
+			if math.Abs(x[i]-y[i]) > 1e-5+rtol*math.Abs(x[i]) {
 				t.Fatalf("output %s[%d]: %g vs %g", name, i, x[i], y[i])
 			}
 		}
