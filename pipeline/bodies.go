@@ -84,8 +84,54 @@ func optimizeBodies(g *graph.Graph, rw rewrite.Rewriter, lm measure.LatencyModel
 				st.Applied = append(st.Applied, applied...)
 			}
 		}
+		dropUnreadOuter(n)
 	}
 	return nil
+}
+
+// dropUnreadOuter removes from n's edited bodies the outer-scope inputs
+// they no longer read (a folded weight, for example), and from n.Implicit
+// the values no body reads any more, so that folding the enclosing graph
+// can drop them. Unedited bodies are written verbatim and keep theirs.
+func dropUnreadOuter(n *graph.Node) {
+	if len(n.Bodies) == 0 {
+		return
+	}
+	used := make([]bool, len(n.Implicit))
+	for _, b := range n.Bodies {
+		read := map[*graph.Value]bool{}
+		for _, bn := range b.Graph.Nodes {
+			for _, v := range bn.AllInputs() {
+				read[v] = true
+			}
+		}
+		for _, v := range b.Graph.Outputs {
+			read[v] = true
+		}
+		inputs, outer := b.Graph.Inputs[:b.Formal:b.Formal], []int(nil)
+		for k, v := range b.OuterInputs() {
+			if b.Edited && !read[v] {
+				continue
+			}
+			inputs, outer = append(inputs, v), append(outer, b.Outer[k])
+			used[b.Outer[k]] = true
+		}
+		b.Graph.Inputs, b.Outer = inputs, outer
+	}
+	index := make([]int, len(n.Implicit))
+	var kept []*graph.Value
+	for i, v := range n.Implicit {
+		index[i] = len(kept)
+		if used[i] {
+			kept = append(kept, v)
+		}
+	}
+	for _, b := range n.Bodies {
+		for k := range b.Outer {
+			b.Outer[k] = index[b.Outer[k]]
+		}
+	}
+	n.Implicit = kept
 }
 
 // optimizeBody folds body, searches it greedily and folds the result.

@@ -64,6 +64,11 @@ func TestOptimizeBodies(t *testing.T) {
 				t.Fatal(err)
 			}
 			noMulInBodies(t, written.Graph)
+			// The Gemm weights the bodies read from the main graph are
+			// folded into the bodies: the main graph no longer holds them.
+			if a, b := len(s.Orig.Graph.Initializers), len(written.Graph.Initializers); b >= a {
+				t.Errorf("main graph has %d initializers after, %d before: unread outer weights were kept", b, a)
+			}
 			for _, in := range tc.runs {
 				x, err := measure.RandomInputs(s.Orig.Graph, 7)
 				if err != nil {

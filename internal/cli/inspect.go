@@ -151,7 +151,7 @@ func writeHistogram(w io.Writer, g *graph.Graph) {
 			key = n.Domain + "." + n.Op
 		}
 		counts[key]++
-		if n.IsOpaque() {
+		if n.IsOpaque() && len(n.Bodies) == 0 {
 			opaque[key]++
 		}
 	}

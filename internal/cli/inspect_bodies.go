@@ -28,6 +28,6 @@ func writeBodies(w io.Writer, g *graph.Graph) {
 	if bodies == 0 {
 		return
 	}
-	fmt.Fprintf(w, "bodies      %d If/Loop/Scan bodies hold %d more nodes and %s (%d) more parameters (not counted above; rewritten with the same rules)\n",
+	fmt.Fprintf(w, "bodies      %d If/Loop/Scan bodies hold %d more nodes and %s (%d) more parameters (not counted above; bodies are rewritten with the same rules, and run by the Go executor when their shapes are static)\n",
 		bodies, nodes, humanCount(float64(params)), params)
 }
