@@ -19,6 +19,7 @@ var controlFlowModels = []struct {
 }{
 	{"../testdata/controlflow/vad_if.onnx", "If", 2},
 	{"../testdata/controlflow/loop_mlp.onnx", "Loop", 1},
+	{"../testdata/controlflow/loop_if.onnx", "Loop", 1}, // an If inside the Loop body
 	{filepath.Join(conformanceDir, "node/test_if/model.onnx"), "If", 2},
 	{filepath.Join(conformanceDir, "node/test_loop11/model.onnx"), "Loop", 1},
 	{filepath.Join(conformanceDir, "node/test_scan9_sum/model.onnx"), "Scan", 1},
@@ -136,6 +137,7 @@ func TestControlFlowShapes(t *testing.T) {
 		{"../testdata/controlflow/vad_if.onnx", map[string][]int{"x": {1, 512}}, "If", [][]int{{1, 1}}, false},
 		{"../testdata/controlflow/vad_if.onnx", map[string][]int{"x": {3, 800}}, "If", [][]int{{3, 1}}, false},
 		{"../testdata/controlflow/loop_mlp.onnx", map[string][]int{"x": {4, 32}}, "Loop", [][]int{{4, 32}}, false},
+		{"../testdata/controlflow/loop_if.onnx", map[string][]int{"x": {3, 16}}, "Loop", [][]int{{3, 16}}, false},
 		{filepath.Join(conformanceDir, "node/test_scan9_sum/model.onnx"), nil, "Scan", [][]int{{2}, {3, 2}}, false},
 		{filepath.Join(conformanceDir, "node/test_loop11/model.onnx"), nil, "Loop", nil, true},
 	}
@@ -167,7 +169,7 @@ func TestControlFlowShapes(t *testing.T) {
 					t.Errorf("output %d: shape %v (%v), want %v", i, got, err, want)
 				}
 			}
-			for _, b := range n.Bodies {
+			m.Graph.WalkBodies(func(n *graph.Node, b *graph.Body) {
 				if !b.ShapesOK {
 					t.Errorf("body %s: ShapesOK is false", b.Attr)
 				}
@@ -178,7 +180,7 @@ func TestControlFlowShapes(t *testing.T) {
 						}
 					}
 				}
-			}
+			})
 		})
 	}
 }

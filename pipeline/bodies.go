@@ -70,15 +70,19 @@ func optimizeBodies(g *graph.Graph, rw rewrite.Rewriter, lm measure.LatencyModel
 				st.NodesAfter += before
 				continue
 			}
+			nested := st.Rewritten
 			if err := optimizeBodies(b.Graph, rw, lm, st); err != nil {
 				return err
 			}
+			// The canonical hash does not see inside nested bodies: a
+			// rewritten nested body makes this one edited too.
+			nestedEdited := st.Rewritten > nested
 			best, applied, err := optimizeBody(b.Graph, rw, lm)
 			if err != nil {
 				return fmt.Errorf("%v: body %s: %w", n, b.Attr, err)
 			}
 			st.NodesAfter += len(best.Nodes)
-			if best.CanonicalHash() != b.Graph.CanonicalHash() {
+			if nestedEdited || best.CanonicalHash() != b.Graph.CanonicalHash() {
 				b.Graph, b.Edited = best, true
 				st.Rewritten++
 				st.Applied = append(st.Applied, applied...)

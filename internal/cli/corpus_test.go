@@ -49,6 +49,7 @@ var exportedCorpus = []corpusModel{
 	// Gemm followed by a Mul by 0.5 that must be folded inside the body.
 	{name: "vad_if", shapes: []string{"x=1x512"}, bodyRule: "gemm-mul-scalar-fold x2"},
 	{name: "loop_mlp", shapes: []string{"x=4x32"}, bodyRule: "gemm-mul-scalar-fold"},
+	{name: "loop_if", shapes: []string{"x=2x16"}, bodyRule: "gemm-mul-scalar-fold x2"}, // an If inside the Loop
 }
 
 // conformanceSkip names conformance models the corpus test leaves out, with

@@ -9,6 +9,8 @@ torch.jit.script so that the exporter writes ONNX If and Loop nodes
       scaled before the sigmoid (a Gemm followed by a Mul xrl can fold).
   loop_mlp: a recurrent refinement: a Loop runs a scaled Linear + ReLU on
       the carried state as many times as the steps input says.
+  loop_if: nested control flow: a Loop whose body holds an If on the sign
+      of the carried state's sum, each branch a scaled Linear.
 
 Usage: export_control.py OUTDIR [NAME...]
 """
@@ -66,6 +68,24 @@ class LoopMLP(nn.Module):
         return h
 
 
+class LoopIf(nn.Module):
+    """h <- 0.5 * a(h) if sum(h) > 0 else 0.5 * relu(b(h)), steps times."""
+
+    def __init__(self, d=16):
+        super().__init__()
+        self.a = nn.Linear(d, d)
+        self.b = nn.Linear(d, d)
+
+    def forward(self, x, steps):
+        h = x
+        for _ in range(int(steps)):
+            if bool(h.sum() > 0):
+                h = self.a(h) * 0.5
+            else:
+                h = torch.relu(self.b(h) * 0.5)
+        return h
+
+
 def vad_if(path):
     seed_all(20)
     m = VADIf()
@@ -84,7 +104,14 @@ def loop_mlp(path):
            {"x": {0: "batch"}, "h": {0: "batch"}})
 
 
-EXPORTERS = {"vad_if": vad_if, "loop_mlp": loop_mlp}
+def loop_if(path):
+    seed_all(22)
+    m = torch.jit.script(LoopIf().eval())
+    export(m, (torch.randn(2, 16), torch.tensor(4)), path, 16, ["x", "steps"], ["h"],
+           {"x": {0: "batch"}, "h": {0: "batch"}})
+
+
+EXPORTERS = {"vad_if": vad_if, "loop_mlp": loop_mlp, "loop_if": loop_if}
 
 
 def main():
