@@ -131,9 +131,9 @@ func (k *controlKernel) runIf(ins, outs []any) error {
 }
 
 func (k *controlKernel) runLoop(ins, outs []any) error {
-	trip := int64(-1)
+	trip, hasTrip := int64(0), false
 	if m := k.tensorIn(ins, 0); m != nil {
-		trip = m.Int64s()[0]
+		trip, hasTrip = m.Int64s()[0], true
 	}
 	cond := true
 	if c := k.tensorIn(ins, 1); c != nil {
@@ -144,7 +144,10 @@ func (k *controlKernel) runLoop(ins, outs []any) error {
 		carried[i] = k.tensorIn(ins, 2+i)
 	}
 	scans := make([][]*graph.Tensor, len(outs)-len(carried))
-	for it := int64(0); (trip < 0 || it < trip) && cond; it++ {
+	for it := int64(0); (!hasTrip || it < trip) && cond; it++ {
+		if len(scans) > 0 && it >= int64(k.ni.outs[len(carried)].shape[0]) {
+			return fmt.Errorf("Loop runs more than the %d iterations its scan outputs' static shape holds", k.ni.outs[len(carried)].shape[0])
+		}
 		formal := append([]*graph.Tensor{graph.FromInt64([]int64{it}), {DType: graph.Bool, Shape: []int{}, Data: []bool{true}}}, carried...)
 		res, err := k.runBody(0, ins, formal)
 		if err != nil {
