@@ -58,11 +58,16 @@ type outType struct {
 // inputs to the types of the owning node's implicit values, infers it, and
 // returns the types of its outputs. ShapesOK is set on success.
 func inferBody(n *Node, b *Body, formal []outType) ([]outType, error) {
-	b.ShapesOK = false
 	g := b.Graph
 	if len(formal) != b.Formal {
 		return nil, fmt.Errorf("body %s has %d formal inputs, the node gives %d", b.Attr, b.Formal, len(formal))
 	}
+	if b.ShapesOK && sameBodyInputs(n, b, formal) {
+		// Inferred before with these inputs: read the result without
+		// writing to the body, which clones made by rewriting share.
+		return bodyOutputs(b)
+	}
+	b.ShapesOK = false
 	for i, t := range formal {
 		if !t.known {
 			return nil, fmt.Errorf("body %s: formal input %d has no known type", b.Attr, i)
@@ -97,18 +102,45 @@ func inferBody(n *Node, b *Body, formal []outType) ([]outType, error) {
 	if err := g.InferShapes(); err != nil {
 		return nil, fmt.Errorf("body %s: %w", b.Attr, err)
 	}
-	out := make([]outType, len(g.Outputs))
-	for i, v := range g.Outputs {
-		if v.Const != nil {
-			v.SetStatic(v.Const.DType, v.Const.Shape)
-		}
-		if !v.ShapeKnown || !v.Shape.Static() {
-			return nil, fmt.Errorf("body %s: output %q has no static shape", b.Attr, v.Name)
-		}
-		out[i] = outType{dt: v.DType, shape: v.Shape.Ints(), known: true}
+	out, err := bodyOutputs(b)
+	if err != nil {
+		return nil, err
 	}
 	b.ShapesOK = true
 	return out, nil
+}
+
+// bodyOutputs returns the types of b's outputs, which must be static.
+func bodyOutputs(b *Body) ([]outType, error) {
+	out := make([]outType, len(b.Graph.Outputs))
+	for i, v := range b.Graph.Outputs {
+		out[i] = typeOf(v)
+		if !out[i].known {
+			return nil, fmt.Errorf("body %s: output %q has no static shape", b.Attr, v.Name)
+		}
+	}
+	return out, nil
+}
+
+// sameBodyInputs reports whether b's inputs already have the types formal
+// and n's implicit values give them (and the same constant data).
+func sameBodyInputs(n *Node, b *Body, formal []outType) bool {
+	for i, t := range formal {
+		if got := typeOf(b.Graph.Inputs[i]); !t.known || !got.known || got.dt != t.dt || !slices.Equal(got.shape, t.shape) {
+			return false
+		}
+	}
+	for k, v := range b.OuterInputs() {
+		if b.Outer[k] >= len(n.Implicit) {
+			return false
+		}
+		src := n.Implicit[b.Outer[k]]
+		a, c := typeOf(v), typeOf(src)
+		if !a.known || !c.known || a.dt != c.dt || !slices.Equal(a.shape, c.shape) || v.Const != src.Const {
+			return false
+		}
+	}
+	return true
 }
 
 // bodyNamed returns n's body decoded from attribute attr.
