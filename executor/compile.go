@@ -96,17 +96,24 @@ func (c *compiler) valueSlot(n *graph.Node, v *graph.Value) (int, error) {
 // addNode compiles n into a step, or folds it into constants when every
 // input is constant.
 func (c *compiler) addNode(n *graph.Node) error {
-	if n.IsOpaque() || n.Schema() == nil {
+	control := isControlFlow(n)
+	if !control && (n.IsOpaque() || n.Schema() == nil) {
 		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
 	}
 	f := kernelTable[n.Op]
+	inputs := n.Inputs
+	if control {
+		opts := c.e.opts
+		f = func(ni *nodeInfo) (kernel, error) { return newControlKernel(ni, opts) }
+		inputs = n.AllInputs()
+	}
 	if f == nil || (n.Domain != "" && n.Domain != "ai.onnx") {
 		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
 	}
 	ni := &nodeInfo{node: n, threads: c.e.opts.Threads}
 	st := step{node: n}
-	foldable := true
-	for _, v := range n.Inputs {
+	foldable := !control
+	for _, v := range inputs {
 		if v == nil {
 			ni.ins = append(ni.ins, nil)
 			st.in = append(st.in, -1)

@@ -44,6 +44,9 @@ func (g *Graph) CloneWithMap() (*Graph, map[*Value]*Value) {
 			Inputs: mvs(n.Inputs), Outputs: mvs(n.Outputs), Implicit: mvs(n.Implicit),
 			Attrs: n.Attrs.Clone(), Opaque: n.Opaque,
 		}
+		for _, b := range n.Bodies {
+			cn.Bodies = append(cn.Bodies, b.Clone())
+		}
 		c.Nodes[i] = cn
 	}
 	c.Outputs = mvs(g.Outputs)

@@ -57,6 +57,9 @@ type Node struct {
 	// opaque node (If, Loop, Scan bodies). They order the node after their
 	// producers and keep them alive, but are not exported as inputs.
 	Implicit []*Value
+	// Bodies holds the decoded graph attributes of an opaque If, Loop or
+	// Scan node (see Body); empty when they were not decoded.
+	Bodies []*Body
 	// Opaque holds the serialized ONNX NodeProto of an operator outside the
 	// schema table, with its name, input and output fields cleared (so the
 	// bytes do not depend on naming) and serialized deterministically; such

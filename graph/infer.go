@@ -20,6 +20,15 @@ var errOpaqueUnknown = errors.New("opaque op's output shapes are unknown (value_
 // import) and an error otherwise.
 func InferNode(n *Node) error {
 	if n.IsOpaque() {
+		if len(n.Bodies) > 0 {
+			// Bodies are inferred even when the outputs were recorded,
+			// so that they can be rewritten.
+			if err := inferControlFlow(n); err == nil {
+				return nil
+			} else if !hasStaticOutputs(n) {
+				return err
+			}
+		}
 		for _, o := range n.Outputs {
 			if o != nil && (!o.ShapeKnown || !o.Shape.Static() || !o.DType.Valid()) {
 				return fmt.Errorf("%v: output %q: %w", n, o.Name, errOpaqueUnknown)
@@ -227,6 +236,17 @@ func sameDims(s Shape, dims []int) bool {
 	}
 	for i, d := range s {
 		if d.Value != int64(dims[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasStaticOutputs reports whether every present output of n has a valid
+// dtype and a static shape.
+func hasStaticOutputs(n *Node) bool {
+	for _, o := range n.Outputs {
+		if o != nil && (!o.ShapeKnown || !o.Shape.Static() || !o.DType.Valid()) {
 			return false
 		}
 	}

@@ -29,11 +29,24 @@ type decoder struct {
 // graph converts gp. The graph-level fields the IR does not model go to
 // Graph.Extra.
 func (d *decoder) graph(gp *onnxpb.GraphProto) (*graph.Graph, error) {
+	return d.graphWith(gp, nil)
+}
+
+// graphWith is graph for a subgraph that reads the outer-scope values
+// outer (by name): each becomes an input of the decoded graph, after the
+// declared inputs, typed like the outer value.
+func (d *decoder) graphWith(gp *onnxpb.GraphProto, outer []*graph.Value) (*graph.Graph, error) {
 	d.g = &graph.Graph{Name: gp.GetName(), Doc: gp.GetDocString()}
 	d.values = map[string]*graph.Value{}
 	d.names = map[string]bool{}
 	d.typed = map[*graph.Value]bool{}
 	d.kind = map[*graph.Value]string{}
+	var outerVals []*graph.Value
+	for _, o := range outer {
+		v := d.newValue(o.Name, "outer-scope value")
+		v.DType, v.Shape, v.ShapeKnown, v.Const = o.DType, o.Shape.Clone(), o.ShapeKnown, o.Const
+		outerVals = append(outerVals, v)
+	}
 	d.extra = &onnxpb.GraphProto{
 		SparseInitializer:      gp.SparseInitializer,
 		QuantizationAnnotation: gp.QuantizationAnnotation,
@@ -42,6 +55,7 @@ func (d *decoder) graph(gp *onnxpb.GraphProto) (*graph.Graph, error) {
 	if err := d.define(gp); err != nil {
 		return nil, fmt.Errorf("graph %q: %w", gp.GetName(), err)
 	}
+	d.g.Inputs = append(d.g.Inputs, outerVals...)
 	for _, np := range gp.Node {
 		if err := d.node(np); err != nil {
 			return nil, fmt.Errorf("graph %q: %w", gp.GetName(), err)
@@ -236,6 +250,9 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 			return fmt.Errorf("node %q (%s): a subgraph reads %q, which is not defined", np.GetName(), np.GetOpType(), name)
 		}
 		n.Implicit = append(n.Implicit, v)
+	}
+	if err := d.bodies(n, np); err != nil {
+		return fmt.Errorf("node %q (%s): %w", np.GetName(), np.GetOpType(), err)
 	}
 	d.g.Nodes = append(d.g.Nodes, n)
 	return nil

@@ -33,6 +33,13 @@
 // (the range whose operator history the codec knows) are imported with
 // every node opaque; they round-trip unchanged but cannot be rewritten.
 //
+// The bodies of If, Loop and Scan (opset 9 and later) are also decoded into
+// IR graphs, Node.Bodies (see graph.Body; nested control flow likewise):
+// formal inputs first, then one input per outer-scope name the body reads.
+// On export a body is encoded again only when it was rewritten or its
+// outer values are now written under other names; otherwise the opaque
+// bytes are written, so an unedited model round-trips unchanged.
+//
 // # Opsets 1 to 8
 //
 // A node of a model below opset 9 is first restated as the node an opset-9

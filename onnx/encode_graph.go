@@ -15,11 +15,17 @@ type graphEncoder struct {
 	opset int64
 	ext   externalPolicy
 
-	gp       *onnxpb.GraphProto
-	extra    *onnxpb.GraphProto
-	names    map[*graph.Value]string
-	used     map[string]bool
-	fixed    map[string]bool // names that must not change (read by subgraphs, sparse initializers)
+	gp    *onnxpb.GraphProto
+	extra *onnxpb.GraphProto
+	names map[*graph.Value]string
+	used  map[string]bool
+	fixed map[string]bool // names that must not change (read by subgraphs, sparse initializers)
+	// outer maps the inputs of a body graph that stand for outer-scope
+	// values to the names they are written as; they are not listed as
+	// inputs. reserved holds the enclosing graphs' names, which the
+	// body's own values must not take.
+	outer    map[*graph.Value]string
+	reserved map[string]bool
 	inits    map[*graph.Value]bool
 	inputs   map[*graph.Value]bool
 	produced map[*graph.Value]*graph.Node
@@ -87,6 +93,9 @@ func (e *graphEncoder) encode() (*onnxpb.GraphProto, error) {
 	e.names = map[*graph.Value]string{}
 	e.used = map[string]bool{}
 	e.fixed = map[string]bool{}
+	for name := range e.reserved {
+		e.fixed[name] = true
+	}
 	e.inits = map[*graph.Value]bool{}
 	e.inputs = map[*graph.Value]bool{}
 	e.produced = map[*graph.Value]*graph.Node{}
@@ -137,6 +146,9 @@ func (e *graphEncoder) encode() (*onnxpb.GraphProto, error) {
 		e.gp.Node = append(e.gp.Node, np)
 	}
 	for _, v := range g.Inputs {
+		if _, ok := e.outer[v]; ok {
+			continue
+		}
 		if v.Const != nil {
 			e.addInitializer(v)
 		}
@@ -173,6 +185,19 @@ func override(list []*onnxpb.ValueInfoProto, vi *onnxpb.ValueInfoProto) *onnxpb.
 func (e *graphEncoder) assignNames(order []*graph.Node) error {
 	for _, sp := range e.extra.SparseInitializer {
 		e.fixed[sp.GetValues().GetName()] = true
+	}
+	for v, name := range e.outer {
+		e.names[v] = name
+		e.used[name] = true
+	}
+	for _, n := range order {
+		for _, b := range n.Bodies {
+			if b.Edited {
+				for name := range b.Graph.Names() {
+					e.fixed[name] = true
+				}
+			}
+		}
 	}
 	for _, n := range order {
 		if !n.IsOpaque() {
@@ -261,6 +286,9 @@ func subgraphNames(g *onnxpb.GraphProto, out map[string]bool) {
 // reference checks that v is defined in the exported graph and, for
 // constants, emits its initializer.
 func (e *graphEncoder) reference(v *graph.Value, what string) error {
+	if _, ok := e.outer[v]; ok {
+		return nil // defined by an enclosing graph
+	}
 	switch {
 	case v.Const != nil:
 		e.name(v)
@@ -345,6 +373,9 @@ func (e *graphEncoder) node(n *graph.Node) (*onnxpb.NodeProto, error) {
 		}
 		if n.Name != "" {
 			np.Name = proto.String(n.Name)
+		}
+		if err := e.bodies(n, np); err != nil {
+			return nil, err
 		}
 		for _, in := range n.Inputs {
 			if in == nil {

@@ -34,9 +34,15 @@ func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64,
 	return out, nil
 }
 
-// Finish folds best and verifies the result against s.Orig (see Verify,
+// Finish rewrites the bodies of best's control-flow nodes
+// (OptimizeBodies), folds best and verifies the result against s.Orig (see Verify,
 // printing one line a backend to w), and returns it as a model.
 func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64) (*graph.Model, error) {
+	best, bst, err := OptimizeBodies(best, s.Engine)
+	if err != nil {
+		return nil, fmt.Errorf("rewriting control-flow bodies: %w", err)
+	}
+	reportBodies(w, bst)
 	folded, _, err := rewrite.Fold(best, executor.Evaluate)
 	if err != nil {
 		return nil, fmt.Errorf("folding the optimised graph: %w", err)

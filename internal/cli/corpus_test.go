@@ -31,6 +31,9 @@ type corpusModel struct {
 	path     string
 	exporter string
 	shapes   []string // --shape flags
+	// bodyRule, when set, must be reported among the rules optimize
+	// applied inside If/Loop/Scan bodies.
+	bodyRule string
 }
 
 // exportedCorpus lists the torch-exported models; inputs with a dynamic
@@ -42,6 +45,11 @@ var exportedCorpus = []corpusModel{
 	{name: "encoder_classifier", shapes: []string{"ids=1x128"}},
 	{name: "gpt_decoder", shapes: []string{"ids=1x32"}},
 	{name: "lstm_classifier"},
+	// Control flow (python/corpus/export_control.py): every body holds a
+	// Gemm followed by a Mul by 0.5 that must be folded inside the body.
+	{name: "vad_if", shapes: []string{"x=1x512"}, bodyRule: "gemm-mul-scalar-fold x2"},
+	{name: "loop_mlp", shapes: []string{"x=4x32"}, bodyRule: "gemm-mul-scalar-fold"},
+	{name: "loop_if", shapes: []string{"x=2x16"}, bodyRule: "gemm-mul-scalar-fold x2"}, // an If inside the Loop
 }
 
 // conformanceSkip names conformance models the corpus test leaves out, with
@@ -107,6 +115,9 @@ var (
 	shrinkRe = regexp.MustCompile(`nodes: (\d+ -> \d+)`)
 	nodesRe  = regexp.MustCompile(`(?m)^nodes\s+(\d+)`)
 	opaqueRe = regexp.MustCompile(`(?m)^opaque ops\s+(.*?)(?: \(kept|$)`)
+	// What optimize reports about control-flow bodies.
+	bodyRulesRe = regexp.MustCompile(`rules applied inside bodies: ([^\n]*)`)
+	bodyNodesRe = regexp.MustCompile(`nodes inside bodies: (\d+ -> \d+)`)
 )
 
 // firstMatch returns the first non-empty group of re in s, or "?".
@@ -160,6 +171,14 @@ func TestCorpus(t *testing.T) {
 				return
 			}
 			shrink := firstMatch(shrinkRe, out)
+			if m.bodyRule != "" {
+				if got := firstMatch(bodyRulesRe, out); !strings.Contains(got, m.bodyRule) {
+					result = "no rule applied inside bodies"
+					t.Errorf("%s: optimize applied %q inside bodies, want %q:\n%s", m.name, got, m.bodyRule, out)
+					return
+				}
+				shrink += ", inside bodies " + firstMatch(bodyNodesRe, out)
+			}
 			if !strings.Contains(out, "verified on ort: equal within tolerance") {
 				result = "not verified in ORT"
 				t.Errorf("%s: optimize did not verify the result in ONNX Runtime:\n%s", m.name, out)

@@ -94,6 +94,7 @@ func inspectRun(o *inspectOptions) error {
 
 	writeHistogram(w, g)
 	fmt.Fprintf(w, "parameters  %s (%d)\n", humanCount(float64(models.Params(g))), models.Params(g))
+	writeBodies(w, g)
 	if bindErr != nil {
 		fmt.Fprintf(w, "FLOPs       unknown: %v\n", bindErr)
 	} else {
@@ -150,7 +151,7 @@ func writeHistogram(w io.Writer, g *graph.Graph) {
 			key = n.Domain + "." + n.Op
 		}
 		counts[key]++
-		if n.IsOpaque() {
+		if n.IsOpaque() && len(n.Bodies) == 0 {
 			opaque[key]++
 		}
 	}
