@@ -22,6 +22,13 @@ type ProfileOptions struct {
 	// MaxProfiles bounds the reference profiles kept (default 32; the
 	// oldest is dropped first).
 	MaxProfiles int
+	// Timer, when set, times each profiled graph end to end with the
+	// profiler off, and its steady latency is the graph's latency: the
+	// profiler adds time to every node, a large share of a
+	// sub-millisecond run. The profile then only apportions that latency
+	// to the nodes, pricing what a candidate changes. Without a Timer the
+	// profile's own total counts.
+	Timer LatencyModel
 }
 
 func (o ProfileOptions) withDefaults() ProfileOptions {
@@ -41,7 +48,8 @@ func (o ProfileOptions) withDefaults() ProfileOptions {
 }
 
 // ProfileModel estimates latency from the engine's own per-node profile
-// of whole graphs. A profiled graph costs what its profiled session took.
+// of whole graphs. A profiled graph costs what its session takes (timed
+// with the profiler off when ProfileOptions.Timer is set).
 // Any other graph is costed from the profiled graph it shares most nodes
 // with (nodes compared by operator configuration: op, attributes, input
 // and output types and shapes): that graph's latency, minus the times of
@@ -239,8 +247,19 @@ func (pm *ProfileModel) profile(m *graph.Model, nodes []costedNode) (*refProfile
 	if err != nil {
 		return nil, fmt.Errorf("profiling: %w", err)
 	}
+	total := pr.Total
+	if pm.opts.Timer != nil {
+		st, err := pm.opts.Timer.Latency(m)
+		if err != nil {
+			return nil, fmt.Errorf("timing the profiled graph: %w", err)
+		}
+		total = st.Steady
+		if total == 0 {
+			total = st.Median
+		}
+	}
 	times := attribute(pr, nodes)
-	ref := &refProfile{hash: m.Graph.CanonicalHash(), total: pr.Total, sigs: map[string][]time.Duration{}}
+	ref := &refProfile{hash: m.Graph.CanonicalHash(), total: total, sigs: map[string][]time.Duration{}}
 	pm.mu.Lock()
 	defer pm.mu.Unlock()
 	for i, cn := range nodes {

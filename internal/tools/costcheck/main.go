@@ -24,7 +24,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/measure/ort"
 	"github.com/xrl-dev/xrl/models"
-	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
 )
@@ -45,16 +45,13 @@ func main() {
 	}
 }
 
+// load reads a .onnx file bound as the optimising commands bind it, or
+// builds a zoo model (cpu preset).
 func load(name string) (*graph.Model, error) {
 	if strings.HasSuffix(name, ".onnx") {
-		m, err := onnx.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.Graph.BindShapes(nil); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return m, nil
+		// The binding xrl itself uses: inference, completed by the types
+		// ONNX Runtime observes for ops outside the table (LSTM ...).
+		return pipeline.LoadBound(name, nil)
 	}
 	return models.Build(name, models.PresetCPU, models.Overrides{})
 }
@@ -75,7 +72,9 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			return err
 		}
 	}
-	meas := &measure.Measured{Backend: be, Options: measure.MeasureOptions{Warmup: 3, Runs: 40}}
+	mo := measure.DefaultMeasureOptions()
+	mo.Runs = 40
+	meas := &measure.Measured{Backend: be, Options: mo}
 	steady := func(m *graph.Model) (time.Duration, error) {
 		st, err := meas.Latency(m)
 		if err != nil {
@@ -100,8 +99,9 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			return fmt.Errorf("%s: folding: %w", name, err)
 		}
 		start := &graph.Model{Graph: folded, IRVersion: m.IRVersion, Opsets: m.Opsets}
-		// A profile model that never re-profiles, to check the delta costing.
-		pm := measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9})
+		// A profile model that never re-profiles, to check the delta
+		// costing; profiled graphs timed as "measured" times them.
+		pm := measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9, Timer: meas})
 		prof, _, err := pm.Estimate(start)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -158,7 +158,7 @@ func compare(be measure.Backend, a, b *graph.Model) (measure.Comparison, error) 
 	if err != nil {
 		return measure.Comparison{}, err
 	}
-	return measure.Compare(sa, sb, in, in, measure.MeasureOptions{Warmup: 3, Runs: 96, MaxTime: 30 * time.Second})
+	return measure.Compare(sa, sb, in, in, measure.MeasureOptions{Warmup: 3, Settle: true, Runs: 96, MinTime: measure.DefaultMinTime, MaxTime: 30 * time.Second})
 }
 
 // walk applies up to steps seeded random rewrites.
@@ -214,7 +214,13 @@ func changedNodes(a, b *graph.Graph) int {
 	return changed
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/1e6) }
+// ms formats d in milliseconds, with three decimals below 1 ms.
+func ms(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%.3f", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f", float64(d)/1e6)
+}
 
 func pct(est, got time.Duration) string {
 	return fmt.Sprintf("%+.1f%%", 100*(float64(est)/float64(got)-1))
