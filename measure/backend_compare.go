@@ -101,6 +101,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 			return Comparison{}, err
 		}
 	}
+	collectGarbage()
 	var ra, rb timedRuns
 	start := now()
 	for i := 0; ; i++ {

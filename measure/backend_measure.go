@@ -215,6 +215,7 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 			return Stats{}, err
 		}
 	}
+	collectGarbage()
 	start := now()
 	var samples []time.Duration
 	for {

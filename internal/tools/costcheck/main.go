@@ -7,7 +7,7 @@
 // model, measured interleaved, so that load from other processes cancels.
 // It prints a markdown table; scripts/perf-cost runs it on the zoo.
 //
-//	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [zoo names or .onnx files]
+//	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [-seq 32] [zoo names or .onnx files]
 package main
 
 import (
@@ -34,6 +34,7 @@ func main() {
 	noCost := flag.Bool("no-cost", false, "skip the per-op cost model (slow on large models)")
 	threads := flag.Int("threads", 0, "ONNX Runtime intra-op threads (0 = all cores)")
 	seed := flag.Uint64("seed", 1, "seed of the random rewrites")
+	flag.IntVar(&seqLen, "seq", 32, "size of the input dimensions after the first that a model leaves dynamic (a sequence axis)")
 	flag.Parse()
 	names := flag.Args()
 	if len(names) == 0 {
@@ -45,15 +46,49 @@ func main() {
 	}
 }
 
+// seqLen binds the dynamic input dimensions after the first (-seq).
+var seqLen int
+
 // load reads a .onnx file bound as the optimising commands bind it, or
 // builds a zoo model (cpu preset).
 func load(name string) (*graph.Model, error) {
 	if strings.HasSuffix(name, ".onnx") {
+		m, err := pipeline.ReadModel(name)
+		if err != nil {
+			return nil, err
+		}
 		// The binding xrl itself uses: inference, completed by the types
 		// ONNX Runtime observes for ops outside the table (LSTM ...).
-		return pipeline.LoadBound(name, nil)
+		return pipeline.LoadBound(name, dynamicDims(m.Graph, seqLen))
 	}
 	return models.Build(name, models.PresetCPU, models.Overrides{})
+}
+
+// dynamicDims binds, on each input with a dynamic dimension after the
+// first, the first dimension (when dynamic) to 1 and the others to n.
+func dynamicDims(g *graph.Graph, n int) map[string][]int {
+	bind := map[string][]int{}
+	for _, in := range g.Inputs {
+		if in.Const != nil || !in.ShapeKnown {
+			continue
+		}
+		dims := make([]int, len(in.Shape))
+		dynamic := false
+		for i, d := range in.Shape {
+			switch {
+			case d.Known():
+				dims[i] = int(d.Value)
+			case i == 0:
+				dims[i] = 1
+			default:
+				dims[i], dynamic = n, true
+			}
+		}
+		if dynamic {
+			bind[in.Name] = dims
+		}
+	}
+	return bind
 }
 
 func run(names []string, steps int, withCost bool, threads int, seed uint64) error {
