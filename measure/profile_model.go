@@ -128,32 +128,16 @@ func (pm *ProfileModel) Latency(m *graph.Model) (Stats, error) {
 // Estimate returns m's estimated latency and whether it is the time of a
 // profile of m itself (profiling m now if its changes are large).
 func (pm *ProfileModel) Estimate(m *graph.Model) (time.Duration, bool, error) {
-	h := m.Graph.CanonicalHash()
 	nodes := costedNodes(m.Graph)
 	pm.mu.Lock()
-	var best *refProfile
-	var bestAdded []*graph.Node
-	var bestRemoved time.Duration
-	bestChanged := -1
-	for _, p := range pm.profiles {
-		if p.hash == h {
-			pm.mu.Unlock()
-			return p.total, true, nil
-		}
-		added, removed, changed := p.diff(nodes)
-		if bestChanged < 0 || changed < bestChanged {
-			best, bestAdded, bestRemoved, bestChanged = p, added, removed, changed
-		}
+	d := pm.closest(m.Graph.CanonicalHash(), nodes)
+	if d.ref != nil && d.same {
+		pm.mu.Unlock()
+		return d.ref.total, true, nil
 	}
-	if best != nil {
-		var add time.Duration
-		for _, n := range bestAdded {
-			add += pm.nodeCost(n)
-		}
-		if float64(add+bestRemoved) <= pm.opts.Reprofile*float64(best.total) {
-			pm.mu.Unlock()
-			return max(best.total+add-bestRemoved, 0), false, nil
-		}
+	if d.ref != nil && float64(d.added+d.removed) <= pm.opts.Reprofile*float64(d.ref.total) {
+		pm.mu.Unlock()
+		return max(d.ref.total+d.added-d.removed, 0), false, nil
 	}
 	pm.mu.Unlock()
 	p, err := pm.profile(m, nodes)
@@ -161,6 +145,54 @@ func (pm *ProfileModel) Estimate(m *graph.Model) (time.Duration, bool, error) {
 		return 0, false, err
 	}
 	return p.total, true, nil
+}
+
+// Change returns the share of the closest profile's latency that m's
+// changes against it amount to (time removed plus time added): Estimate
+// profiles m when it exceeds ProfileOptions.Reprofile. It is 0 for a
+// profiled graph; without any profile it is an error.
+func (pm *ProfileModel) Change(m *graph.Model) (float64, error) {
+	pm.mu.Lock()
+	defer pm.mu.Unlock()
+	d := pm.closest(m.Graph.CanonicalHash(), costedNodes(m.Graph))
+	switch {
+	case d.ref == nil:
+		return 0, fmt.Errorf("no profile to compare with")
+	case d.same || d.ref.total == 0:
+		return 0, nil
+	}
+	return float64(d.added+d.removed) / float64(d.ref.total), nil
+}
+
+// delta is a graph's difference from a reference profile.
+type delta struct {
+	ref *refProfile
+	// same: the graph is ref's graph.
+	same bool
+	// added is the priced time of the graph's nodes ref lacks; removed the
+	// time of ref's nodes the graph lacks.
+	added, removed time.Duration
+}
+
+// closest returns the delta to the profile with the fewest changed nodes
+// (ref nil without profiles). pm.mu is held.
+func (pm *ProfileModel) closest(h graph.Hash, nodes []costedNode) delta {
+	var best delta
+	var bestAdded []*graph.Node
+	bestChanged := -1
+	for _, p := range pm.profiles {
+		if p.hash == h {
+			return delta{ref: p, same: true}
+		}
+		added, removed, changed := p.diff(nodes)
+		if bestChanged < 0 || changed < bestChanged {
+			best, bestAdded, bestChanged = delta{ref: p, removed: removed}, added, changed
+		}
+	}
+	for _, n := range bestAdded {
+		best.added += pm.nodeCost(n)
+	}
+	return best
 }
 
 // diff matches nodes against p's nodes by configuration and returns the

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -253,6 +254,16 @@ func TestProfileModelTimer(t *testing.T) {
 	est, exact, err := pm.Estimate(cand)
 	if err != nil || exact || timer.calls != 1 || fp.calls != 1 {
 		t.Fatalf("candidate: exact %v err %v, %d timings, %d profiles (want no new ones)", exact, err, timer.calls, fp.calls)
+	}
+	if c, err := pm.Change(base); err != nil || c != 0 {
+		t.Errorf("change of the profiled graph: %v, %v; want 0", c, err)
+	}
+	// Only time was added: the change is the estimate's excess.
+	if c, err := pm.Change(cand); err != nil || math.Abs(c-float64(est-got)/float64(got)) > 1e-9 {
+		t.Errorf("change of the candidate: %v, %v; want %v", c, err, float64(est-got)/float64(got))
+	}
+	if _, err := NewProfileModel(fp, ProfileOptions{}).Change(base); err == nil {
+		t.Error("change without a profile: want an error")
 	}
 	truth, _ := (&fakeProfiler{}).Profile(renamed(cand), 0, 1)
 	base0, _ := (&fakeProfiler{}).Profile(renamed(base), 0, 1)

@@ -167,14 +167,26 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			if err != nil {
 				return fmt.Errorf("%s candidate: %w", name, err)
 			}
+			change, err := pm.Change(cand)
+			if err != nil {
+				return fmt.Errorf("%s candidate: %w", name, err)
+			}
+			// In use (default threshold) a change this large is profiled.
+			reprof := ""
+			if change > defaultReprofile {
+				reprof = fmt.Sprintf(" (change %.0f%%: re-profiled in use)", 100*change)
+			}
 			pred := float64(est) / float64(prof)
-			candCells = fmt.Sprintf("%d, %d | %.3f (%.3f-%.3f) | %.3f | %+.1f%%", applied, changedNodes(start.Graph, cand.Graph),
-				c.Ratio, c.RatioLo, c.RatioHi, pred, 100*(pred/c.Ratio-1))
+			candCells = fmt.Sprintf("%d, %d | %.3f (%.3f-%.3f) | %.3f | %+.1f%%%s", applied, changedNodes(start.Graph, cand.Graph),
+				c.Ratio, c.RatioLo, c.RatioHi, pred, 100*(pred/c.Ratio-1), reprof)
 		}
 		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", filepath.Base(name), len(folded.Nodes), ms(got), costCell, costErr, ms(prof), pct(prof, got), candCells)
 	}
 	return nil
 }
+
+// defaultReprofile is measure.ProfileOptions' default Reprofile share.
+const defaultReprofile = 0.2
 
 // compare measures latency(b)/latency(a) interleaved (robust to load from
 // other processes, unlike two separate measurements).
