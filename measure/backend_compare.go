@@ -58,14 +58,26 @@ func (c Comparison) String() string {
 // with fewer, the 99% interval of the median spans almost all blocks.
 const minCompareBlocks = 12
 
+// compareMaxBlocks is Compare's block cap when MaxRuns is not set. The
+// half-width of the interval shrinks with the square root of the blocks:
+// block ratios spread by 3% (MAD) need about 200 blocks for ±1%, so the
+// cap is set above that and MaxTime is the working limit.
+const compareMaxBlocks = 300
+
 // Compare times sessions a and b alternately (ABBA order within blocks of
 // opts.BlockRuns runs each, so a slow drift of the machine affects both
 // equally) and reports each one's latency and the median block ratio with
-// its 99% confidence interval. Timing continues past opts.Runs runs of each
-// (and at least 12 blocks) until the interval's half-width is at most
-// opts.Precision of the ratio, or until MaxRuns or MaxTime is reached.
+// its 99% confidence interval. After the warm-up (settling both sessions
+// when opts.Settle is set), timing continues past opts.Runs runs of each,
+// 12 blocks and MinTime until the interval's half-width is at most
+// opts.Precision of the ratio, or until MaxRuns (default 300 blocks) or
+// MaxTime is reached.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+	capSet := opts.MaxRuns > 0 && opts.MaxRuns >= opts.Runs
 	opts = opts.withDefaults()
+	if !capSet {
+		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
+	}
 	for i := 0; i < opts.Warmup; i++ {
 		if err := runForTiming(a, inA); err != nil {
 			return Comparison{}, fmt.Errorf("A: %w", err)
@@ -74,6 +86,22 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 			return Comparison{}, fmt.Errorf("B: %w", err)
 		}
 	}
+	if opts.Settle {
+		err := settle(opts, func() (time.Duration, error) {
+			t0 := now()
+			if err := runForTiming(a, inA); err != nil {
+				return 0, fmt.Errorf("A: %w", err)
+			}
+			if err := runForTiming(b, inB); err != nil {
+				return 0, fmt.Errorf("B: %w", err)
+			}
+			return now().Sub(t0), nil
+		})
+		if err != nil {
+			return Comparison{}, err
+		}
+	}
+	collectGarbage()
 	var ra, rb timedRuns
 	start := now()
 	for i := 0; ; i++ {
@@ -94,11 +122,22 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 		if n%opts.BlockRuns != 0 || n < opts.Runs || n < minCompareBlocks*opts.BlockRuns {
 			continue
 		}
+		elapsed := now().Sub(start)
+		if elapsed < opts.MinTime && elapsed < opts.MaxTime {
+			continue
+		}
 		c := summarizeComparison(&ra, &rb, opts.BlockRuns)
-		if (c.RatioHi-c.RatioLo)/2 <= opts.Precision*c.Ratio || n >= opts.MaxRuns || now().Sub(start) >= opts.MaxTime {
+		if c.precise(opts.Precision) || n >= opts.MaxRuns || elapsed >= opts.MaxTime {
 			return c, nil
 		}
 	}
+}
+
+// precise reports whether the 99% interval lies within p of the ratio on
+// both sides. Both ends count (not the average half-width): block ratios
+// are often skewed, one end of the interval far from the ratio.
+func (c Comparison) precise(p float64) bool {
+	return c.RatioHi-c.Ratio <= p*c.Ratio && c.Ratio-c.RatioLo <= p*c.Ratio
 }
 
 // timedRuns records the wall and CPU time of each run of one session.

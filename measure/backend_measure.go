@@ -35,13 +35,25 @@ type MeasureOptions struct {
 	// confidence interval of the ratio is at most this fraction of the
 	// ratio on either side (default 0.01).
 	Precision float64
+	// MinTime is the least time spent timing, overriding MaxRuns (not
+	// MaxTime); zero means none. A sub-millisecond model would otherwise
+	// be timed for a few milliseconds, in which one disturbance, or a
+	// session not yet warm, decides the figure.
+	MinTime time.Duration
+	// Settle continues the warm-up, after the Warmup runs, in blocks of
+	// BlockRuns runs until the latency has stopped falling (see settle).
+	Settle bool
 }
 
 // DefaultMeasureOptions returns the settings used when a caller has no
-// opinion: 3 warm-ups, at least 10 runs, 5% spread target, 20 s cap.
+// opinion: 3 warm-ups, then warm-up until the latency settles, at least 10
+// runs and 250 ms of timing, 5% spread target, 20 s cap.
 func DefaultMeasureOptions() MeasureOptions {
-	return MeasureOptions{Warmup: 3}.withDefaults()
+	return MeasureOptions{Warmup: 3, Settle: true, MinTime: DefaultMinTime}.withDefaults()
 }
+
+// DefaultMinTime is the least timing time of DefaultMeasureOptions.
+const DefaultMinTime = 250 * time.Millisecond
 
 // withDefaults fills zero fields other than Warmup with defaults.
 func (o MeasureOptions) withDefaults() MeasureOptions {
@@ -180,11 +192,12 @@ func quantile[T ~int64 | ~float64](sorted []T, q float64) T {
 	return T(float64(sorted[lo])*(1-f) + float64(sorted[hi])*f)
 }
 
-// Measure times s on inputs: Warmup discarded runs, then at least Runs
-// timed runs, continuing (in whole blocks of BlockRuns runs) until the
-// relative spread of the runs, or of the block minima once there are five
-// blocks, is under MaxSpread, or MaxRuns / MaxTime is reached. progress, if non-nil, is called after each
-// timed run.
+// Measure times s on inputs: Warmup discarded runs (continued until the
+// latency settles when Settle is set), then at least Runs timed runs and
+// MinTime of timing, continuing (in whole blocks of BlockRuns runs) until
+// the relative spread of the runs, or of the block minima once there are
+// five blocks, is under MaxSpread, or MaxRuns (once MinTime has passed) or
+// MaxTime is reached. progress, if non-nil, is called after each timed run.
 func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, progress func(done int)) (Stats, error) {
 	opts = opts.withDefaults()
 	for i := 0; i < opts.Warmup; i++ {
@@ -192,6 +205,17 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 			return Stats{}, err
 		}
 	}
+	if opts.Settle {
+		err := settle(opts, func() (time.Duration, error) {
+			t0 := now()
+			err := runForTiming(s, inputs)
+			return now().Sub(t0), err
+		})
+		if err != nil {
+			return Stats{}, err
+		}
+	}
+	collectGarbage()
 	start := now()
 	var samples []time.Duration
 	for {
@@ -206,12 +230,16 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 		if len(samples) < opts.Runs || len(samples)%opts.BlockRuns != 0 {
 			continue
 		}
+		elapsed := now().Sub(start)
+		if elapsed < opts.MinTime && elapsed < opts.MaxTime {
+			continue
+		}
 		st := summarizeRuns(samples, opts.BlockRuns)
 		if st.RelSpread() <= opts.MaxSpread || (len(samples) >= minMeasureBlocks*opts.BlockRuns && st.SteadySpread() <= opts.MaxSpread) {
 			st.Stable = true
 			return st, nil
 		}
-		if len(samples) >= opts.MaxRuns || now().Sub(start) >= opts.MaxTime {
+		if len(samples) >= opts.MaxRuns || elapsed >= opts.MaxTime {
 			return st, nil
 		}
 	}

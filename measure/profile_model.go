@@ -22,6 +22,13 @@ type ProfileOptions struct {
 	// MaxProfiles bounds the reference profiles kept (default 32; the
 	// oldest is dropped first).
 	MaxProfiles int
+	// Timer, when set, times each profiled graph end to end with the
+	// profiler off, and its steady latency is the graph's latency: the
+	// profiler adds time to every node, a large share of a
+	// sub-millisecond run. The profile then only apportions that latency
+	// to the nodes, pricing what a candidate changes. Without a Timer the
+	// profile's own total counts.
+	Timer LatencyModel
 }
 
 func (o ProfileOptions) withDefaults() ProfileOptions {
@@ -41,7 +48,8 @@ func (o ProfileOptions) withDefaults() ProfileOptions {
 }
 
 // ProfileModel estimates latency from the engine's own per-node profile
-// of whole graphs. A profiled graph costs what its profiled session took.
+// of whole graphs. A profiled graph costs what its session takes (timed
+// with the profiler off when ProfileOptions.Timer is set).
 // Any other graph is costed from the profiled graph it shares most nodes
 // with (nodes compared by operator configuration: op, attributes, input
 // and output types and shapes): that graph's latency, minus the times of
@@ -120,32 +128,16 @@ func (pm *ProfileModel) Latency(m *graph.Model) (Stats, error) {
 // Estimate returns m's estimated latency and whether it is the time of a
 // profile of m itself (profiling m now if its changes are large).
 func (pm *ProfileModel) Estimate(m *graph.Model) (time.Duration, bool, error) {
-	h := m.Graph.CanonicalHash()
 	nodes := costedNodes(m.Graph)
 	pm.mu.Lock()
-	var best *refProfile
-	var bestAdded []*graph.Node
-	var bestRemoved time.Duration
-	bestChanged := -1
-	for _, p := range pm.profiles {
-		if p.hash == h {
-			pm.mu.Unlock()
-			return p.total, true, nil
-		}
-		added, removed, changed := p.diff(nodes)
-		if bestChanged < 0 || changed < bestChanged {
-			best, bestAdded, bestRemoved, bestChanged = p, added, removed, changed
-		}
+	d := pm.closest(m.Graph.CanonicalHash(), nodes)
+	if d.ref != nil && d.same {
+		pm.mu.Unlock()
+		return d.ref.total, true, nil
 	}
-	if best != nil {
-		var add time.Duration
-		for _, n := range bestAdded {
-			add += pm.nodeCost(n)
-		}
-		if float64(add+bestRemoved) <= pm.opts.Reprofile*float64(best.total) {
-			pm.mu.Unlock()
-			return max(best.total+add-bestRemoved, 0), false, nil
-		}
+	if d.ref != nil && float64(d.added+d.removed) <= pm.opts.Reprofile*float64(d.ref.total) {
+		pm.mu.Unlock()
+		return max(d.ref.total+d.added-d.removed, 0), false, nil
 	}
 	pm.mu.Unlock()
 	p, err := pm.profile(m, nodes)
@@ -153,6 +145,54 @@ func (pm *ProfileModel) Estimate(m *graph.Model) (time.Duration, bool, error) {
 		return 0, false, err
 	}
 	return p.total, true, nil
+}
+
+// Change returns the share of the closest profile's latency that m's
+// changes against it amount to (time removed plus time added): Estimate
+// profiles m when it exceeds ProfileOptions.Reprofile. It is 0 for a
+// profiled graph; without any profile it is an error.
+func (pm *ProfileModel) Change(m *graph.Model) (float64, error) {
+	pm.mu.Lock()
+	defer pm.mu.Unlock()
+	d := pm.closest(m.Graph.CanonicalHash(), costedNodes(m.Graph))
+	switch {
+	case d.ref == nil:
+		return 0, fmt.Errorf("no profile to compare with")
+	case d.same || d.ref.total == 0:
+		return 0, nil
+	}
+	return float64(d.added+d.removed) / float64(d.ref.total), nil
+}
+
+// delta is a graph's difference from a reference profile.
+type delta struct {
+	ref *refProfile
+	// same: the graph is ref's graph.
+	same bool
+	// added is the priced time of the graph's nodes ref lacks; removed the
+	// time of ref's nodes the graph lacks.
+	added, removed time.Duration
+}
+
+// closest returns the delta to the profile with the fewest changed nodes
+// (ref nil without profiles). pm.mu is held.
+func (pm *ProfileModel) closest(h graph.Hash, nodes []costedNode) delta {
+	var best delta
+	var bestAdded []*graph.Node
+	bestChanged := -1
+	for _, p := range pm.profiles {
+		if p.hash == h {
+			return delta{ref: p, same: true}
+		}
+		added, removed, changed := p.diff(nodes)
+		if bestChanged < 0 || changed < bestChanged {
+			best, bestAdded, bestChanged = delta{ref: p, removed: removed}, added, changed
+		}
+	}
+	for _, n := range bestAdded {
+		best.added += pm.nodeCost(n)
+	}
+	return best
 }
 
 // diff matches nodes against p's nodes by configuration and returns the
@@ -239,8 +279,19 @@ func (pm *ProfileModel) profile(m *graph.Model, nodes []costedNode) (*refProfile
 	if err != nil {
 		return nil, fmt.Errorf("profiling: %w", err)
 	}
+	total := pr.Total
+	if pm.opts.Timer != nil {
+		st, err := pm.opts.Timer.Latency(m)
+		if err != nil {
+			return nil, fmt.Errorf("timing the profiled graph: %w", err)
+		}
+		total = st.Steady
+		if total == 0 {
+			total = st.Median
+		}
+	}
 	times := attribute(pr, nodes)
-	ref := &refProfile{hash: m.Graph.CanonicalHash(), total: pr.Total, sigs: map[string][]time.Duration{}}
+	ref := &refProfile{hash: m.Graph.CanonicalHash(), total: total, sigs: map[string][]time.Duration{}}
 	pm.mu.Lock()
 	defer pm.mu.Unlock()
 	for i, cn := range nodes {

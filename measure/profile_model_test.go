@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -211,5 +212,65 @@ func TestAttributeOrphans(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("node %d (%s): got %v, want %v", i, nodes[i].node.Op, got[i], want[i])
 		}
+	}
+}
+
+// fixedTimer is a LatencyModel that "times" every graph at its profile's
+// total minus a fixed profiler overhead per node, counting its calls.
+type fixedTimer struct {
+	fp       *fakeProfiler
+	overhead time.Duration
+	calls    int
+}
+
+func (f *fixedTimer) Name() string { return "timer" }
+
+func (f *fixedTimer) Latency(m *graph.Model) (Stats, error) {
+	f.calls++
+	p, err := f.fp.Profile(renamed(m), 0, 1)
+	if err != nil {
+		return Stats{}, err
+	}
+	d := p.Total - time.Duration(len(p.Nodes))*f.overhead
+	return Stats{N: 1, Median: 2 * d, Steady: d}, nil
+}
+
+// TestProfileModelTimer checks that with a Timer a profiled graph costs
+// the Timer's steady latency (not the profiler's total) and a candidate
+// that total plus the profiled delta, without timing it.
+func TestProfileModelTimer(t *testing.T) {
+	fp := &fakeProfiler{}
+	timer := &fixedTimer{fp: &fakeProfiler{}, overhead: time.Microsecond}
+	pm := NewProfileModel(fp, ProfileOptions{Reprofile: 0.5, Timer: timer})
+	base := mlp(t, 8, false, 1)
+	want, _ := timer.Latency(base)
+	timer.calls = 0
+	got, exact, err := pm.Estimate(base)
+	if err != nil || !exact || got != want.Steady || timer.calls != 1 {
+		t.Fatalf("profiled graph: got %v exact %v err %v (%d timings), want the timer's steady %v", got, exact, err, timer.calls, want.Steady)
+	}
+	cand := mlp(t, 8, false, 1)
+	addRelu(t, cand)
+	est, exact, err := pm.Estimate(cand)
+	if err != nil || exact || timer.calls != 1 || fp.calls != 1 {
+		t.Fatalf("candidate: exact %v err %v, %d timings, %d profiles (want no new ones)", exact, err, timer.calls, fp.calls)
+	}
+	if c, err := pm.Change(base); err != nil || c != 0 {
+		t.Errorf("change of the profiled graph: %v, %v; want 0", c, err)
+	}
+	// Only time was added: the change is the estimate's excess.
+	if c, err := pm.Change(cand); err != nil || math.Abs(c-float64(est-got)/float64(got)) > 1e-9 {
+		t.Errorf("change of the candidate: %v, %v; want %v", c, err, float64(est-got)/float64(got))
+	}
+	if _, err := NewProfileModel(fp, ProfileOptions{}).Change(base); err == nil {
+		t.Error("change without a profile: want an error")
+	}
+	truth, _ := (&fakeProfiler{}).Profile(renamed(cand), 0, 1)
+	base0, _ := (&fakeProfiler{}).Profile(renamed(base), 0, 1)
+	// The Relu is priced at the rate of the profiled element-wise work
+	// (here the bias Adds fused into the MatMuls, cheaper than a Relu): a
+	// small error on the delta, on top of the timed parent.
+	if delta := truth.Total - base0.Total; est <= got || relErr(est, got+delta) > 0.005 {
+		t.Errorf("candidate: %v, want the parent's timed %v plus about %v", est, got, delta)
 	}
 }

@@ -18,6 +18,8 @@ type runtimeOptions struct {
 	Runs     int
 	Warmup   int
 	MaxTime  time.Duration
+	// MinTime: see measure.MeasureOptions.MinTime.
+	MinTime time.Duration
 	// Block and Precision: see measure.MeasureOptions.BlockRuns and Precision.
 	Block     int
 	Precision float64
@@ -33,8 +35,9 @@ func (o *runtimeOptions) addFlags(c *cobra.Command, withCost bool) {
 	f.IntVar(&o.Threads, "threads", 0, "intra-op threads (0 = all cores)")
 	f.StringVar(&o.OptLevel, "ort-opt", "all", "ONNX Runtime graph optimisation level: all, extended, basic, disable")
 	f.IntVar(&o.Runs, "runs", 20, "minimum number of timed runs")
-	f.IntVar(&o.Warmup, "warmup", 3, "untimed warm-up runs")
+	f.IntVar(&o.Warmup, "warmup", 3, "untimed warm-up runs (when not 0, warm-up then continues until the latency settles)")
 	f.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "stop timing after this long even if the spread is still high")
+	f.DurationVar(&o.MinTime, "min-time", measure.DefaultMinTime, "time for at least this long, so that a fast model is timed over many runs")
 	f.IntVar(&o.Block, "block", 8, "runs per block; each block counts with its fastest run, which filters out interference from other processes")
 	f.Float64Var(&o.Precision, "precision", 0.01, "compare: time until the 99% confidence interval of the ratio is within this fraction of it")
 }
@@ -45,6 +48,9 @@ func (o *runtimeOptions) validate(withCost bool) error {
 	}
 	if o.Warmup < 0 {
 		return usagef("--warmup must not be negative, got %d", o.Warmup)
+	}
+	if o.MinTime < 0 {
+		return usagef("--min-time must not be negative, got %v", o.MinTime)
 	}
 	if o.Block < 1 {
 		return usagef("--block must be at least 1, got %d", o.Block)
@@ -84,7 +90,8 @@ func (o *runtimeOptions) backendOptions() measure.BackendOptions {
 }
 
 func (o *runtimeOptions) measureOptions() measure.MeasureOptions {
-	return measure.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime, BlockRuns: o.Block, Precision: o.Precision}
+	return measure.MeasureOptions{Warmup: o.Warmup, Runs: o.Runs, MaxTime: o.MaxTime, BlockRuns: o.Block, Precision: o.Precision,
+		MinTime: o.MinTime, Settle: o.Warmup > 0}
 }
 
 // measurement returns the measurement settings of the flags.

@@ -7,7 +7,7 @@
 // model, measured interleaved, so that load from other processes cancels.
 // It prints a markdown table; scripts/perf-cost runs it on the zoo.
 //
-//	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [zoo names or .onnx files]
+//	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [-seq 32] [zoo names or .onnx files]
 package main
 
 import (
@@ -24,7 +24,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/measure/ort"
 	"github.com/xrl-dev/xrl/models"
-	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
 )
@@ -34,6 +34,7 @@ func main() {
 	noCost := flag.Bool("no-cost", false, "skip the per-op cost model (slow on large models)")
 	threads := flag.Int("threads", 0, "ONNX Runtime intra-op threads (0 = all cores)")
 	seed := flag.Uint64("seed", 1, "seed of the random rewrites")
+	flag.IntVar(&seqLen, "seq", 32, "size of the input dimensions after the first that a model leaves dynamic (a sequence axis)")
 	flag.Parse()
 	names := flag.Args()
 	if len(names) == 0 {
@@ -45,18 +46,49 @@ func main() {
 	}
 }
 
+// seqLen binds the dynamic input dimensions after the first (-seq).
+var seqLen int
+
+// load reads a .onnx file bound as the optimising commands bind it, or
+// builds a zoo model (cpu preset).
 func load(name string) (*graph.Model, error) {
 	if strings.HasSuffix(name, ".onnx") {
-		m, err := onnx.ReadFile(name)
+		m, err := pipeline.ReadModel(name)
 		if err != nil {
 			return nil, err
 		}
-		if err := m.Graph.BindShapes(nil); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		return m, nil
+		// The binding xrl itself uses: inference, completed by the types
+		// ONNX Runtime observes for ops outside the table (LSTM ...).
+		return pipeline.LoadBound(name, dynamicDims(m.Graph, seqLen))
 	}
 	return models.Build(name, models.PresetCPU, models.Overrides{})
+}
+
+// dynamicDims binds, on each input with a dynamic dimension after the
+// first, the first dimension (when dynamic) to 1 and the others to n.
+func dynamicDims(g *graph.Graph, n int) map[string][]int {
+	bind := map[string][]int{}
+	for _, in := range g.Inputs {
+		if in.Const != nil || !in.ShapeKnown {
+			continue
+		}
+		dims := make([]int, len(in.Shape))
+		dynamic := false
+		for i, d := range in.Shape {
+			switch {
+			case d.Known():
+				dims[i] = int(d.Value)
+			case i == 0:
+				dims[i] = 1
+			default:
+				dims[i], dynamic = n, true
+			}
+		}
+		if dynamic {
+			bind[in.Name] = dims
+		}
+	}
+	return bind
 }
 
 func run(names []string, steps int, withCost bool, threads int, seed uint64) error {
@@ -75,7 +107,9 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			return err
 		}
 	}
-	meas := &measure.Measured{Backend: be, Options: measure.MeasureOptions{Warmup: 3, Runs: 40}}
+	mo := measure.DefaultMeasureOptions()
+	mo.Runs = 40
+	meas := &measure.Measured{Backend: be, Options: mo}
 	steady := func(m *graph.Model) (time.Duration, error) {
 		st, err := meas.Latency(m)
 		if err != nil {
@@ -100,8 +134,9 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			return fmt.Errorf("%s: folding: %w", name, err)
 		}
 		start := &graph.Model{Graph: folded, IRVersion: m.IRVersion, Opsets: m.Opsets}
-		// A profile model that never re-profiles, to check the delta costing.
-		pm := measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9})
+		// A profile model that never re-profiles, to check the delta
+		// costing; profiled graphs timed as "measured" times them.
+		pm := measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9, Timer: meas})
 		prof, _, err := pm.Estimate(start)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -132,14 +167,26 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			if err != nil {
 				return fmt.Errorf("%s candidate: %w", name, err)
 			}
+			change, err := pm.Change(cand)
+			if err != nil {
+				return fmt.Errorf("%s candidate: %w", name, err)
+			}
+			// In use (default threshold) a change this large is profiled.
+			reprof := ""
+			if change > defaultReprofile {
+				reprof = fmt.Sprintf(" (change %.0f%%: re-profiled in use)", 100*change)
+			}
 			pred := float64(est) / float64(prof)
-			candCells = fmt.Sprintf("%d, %d | %.3f (%.3f-%.3f) | %.3f | %+.1f%%", applied, changedNodes(start.Graph, cand.Graph),
-				c.Ratio, c.RatioLo, c.RatioHi, pred, 100*(pred/c.Ratio-1))
+			candCells = fmt.Sprintf("%d, %d | %.3f (%.3f-%.3f) | %.3f | %+.1f%%%s", applied, changedNodes(start.Graph, cand.Graph),
+				c.Ratio, c.RatioLo, c.RatioHi, pred, 100*(pred/c.Ratio-1), reprof)
 		}
 		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", filepath.Base(name), len(folded.Nodes), ms(got), costCell, costErr, ms(prof), pct(prof, got), candCells)
 	}
 	return nil
 }
+
+// defaultReprofile is measure.ProfileOptions' default Reprofile share.
+const defaultReprofile = 0.2
 
 // compare measures latency(b)/latency(a) interleaved (robust to load from
 // other processes, unlike two separate measurements).
@@ -158,7 +205,7 @@ func compare(be measure.Backend, a, b *graph.Model) (measure.Comparison, error) 
 	if err != nil {
 		return measure.Comparison{}, err
 	}
-	return measure.Compare(sa, sb, in, in, measure.MeasureOptions{Warmup: 3, Runs: 96, MaxTime: 30 * time.Second})
+	return measure.Compare(sa, sb, in, in, measure.MeasureOptions{Warmup: 3, Settle: true, Runs: 96, MinTime: measure.DefaultMinTime, MaxTime: 30 * time.Second})
 }
 
 // walk applies up to steps seeded random rewrites.
@@ -214,7 +261,13 @@ func changedNodes(a, b *graph.Graph) int {
 	return changed
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d)/1e6) }
+// ms formats d in milliseconds, with three decimals below 1 ms.
+func ms(d time.Duration) string {
+	if d < time.Millisecond {
+		return fmt.Sprintf("%.3f", float64(d)/1e6)
+	}
+	return fmt.Sprintf("%.2f", float64(d)/1e6)
+}
 
 func pct(est, got time.Duration) string {
 	return fmt.Sprintf("%+.1f%%", 100*(float64(est)/float64(got)-1))

@@ -1,0 +1,105 @@
+package measure
+
+import (
+	"testing"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// warmingSession runs slow at first: its i-th run takes d*(1+slow/(1+i/20))
+// until run cold, then d.
+type warmingSession struct {
+	clock *fakeClock
+	d     time.Duration
+	slow  float64
+	cold  int
+	runs  int
+}
+
+func (s *warmingSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	f := 1.0
+	if s.runs < s.cold {
+		f += s.slow / (1 + float64(s.runs)/20)
+	}
+	s.runs++
+	s.clock.t = s.clock.t.Add(time.Duration(f * float64(s.d)))
+	return nil, nil
+}
+
+func (s *warmingSession) Close() error { return nil }
+
+func TestMeasureSettlesAndTimesLongEnough(t *testing.T) {
+	cases := []struct {
+		name    string
+		opts    MeasureOptions
+		settled bool
+		minRuns int
+	}{
+		{"3 warm-ups", MeasureOptions{Warmup: 3, Runs: 16, BlockRuns: 8, MaxSpread: 0.5}, false, 16},
+		{"settle", MeasureOptions{Warmup: 3, Runs: 16, BlockRuns: 8, MaxSpread: 0.5, Settle: true}, true, 16},
+		{"min time", MeasureOptions{Warmup: 3, Runs: 16, BlockRuns: 8, MaxSpread: 0.5, MinTime: 50 * time.Millisecond}, false, 400},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := &warmingSession{clock: useFakeClock(t), d: 100 * time.Microsecond, slow: 1, cold: 60}
+			st, err := Measure(s, nil, c.opts, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.N < c.minRuns {
+				t.Errorf("timed %d runs, want at least %d", st.N, c.minRuns)
+			}
+			near := relErr(st.Steady, s.d) < 0.03
+			if c.settled && !near {
+				t.Errorf("settled: steady %v, want about %v", st.Steady, s.d)
+			}
+			if !c.settled && c.opts.MinTime == 0 && near {
+				t.Errorf("3 warm-ups only: steady %v should still show the cold session", st.Steady)
+			}
+		})
+	}
+}
+
+func TestSettleStopsOnFlatLatency(t *testing.T) {
+	clock := useFakeClock(t)
+	s := &sleepSession{clock: clock, d: time.Millisecond}
+	runs := 0
+	err := settle(MeasureOptions{BlockRuns: 4, MaxTime: time.Minute}, func() (time.Duration, error) {
+		runs++
+		t0 := now()
+		_, err := s.Run(nil)
+		return now().Sub(t0), err
+	})
+	if err != nil || runs != 8 {
+		t.Errorf("a flat latency settles after two blocks: %d runs, err %v", runs, err)
+	}
+	ws := &warmingSession{clock: clock, d: time.Millisecond, slow: 1, cold: 1 << 30}
+	runs = 0
+	start := now()
+	settle(MeasureOptions{BlockRuns: 4, MaxTime: 40 * time.Millisecond}, func() (time.Duration, error) {
+		runs++
+		t0 := now()
+		ws.Run(nil)
+		return now().Sub(t0), nil
+	})
+	if el := now().Sub(start); el > 20*time.Millisecond {
+		t.Errorf("settling ran %v, beyond a quarter of MaxTime (plus one block)", el)
+	}
+}
+
+func TestCompareBothEndsPrecise(t *testing.T) {
+	cases := []struct {
+		c    Comparison
+		want bool
+	}{
+		{Comparison{Ratio: 1, RatioLo: 0.995, RatioHi: 1.008}, true},
+		{Comparison{Ratio: 1, RatioLo: 0.998, RatioHi: 1.015}, false},
+		{Comparison{Ratio: 1, RatioLo: 0.98, RatioHi: 1.001}, false},
+	}
+	for _, c := range cases {
+		if got := c.c.precise(0.01); got != c.want {
+			t.Errorf("%+v: precise %v, want %v", c.c, got, c.want)
+		}
+	}
+}
