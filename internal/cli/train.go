@@ -223,41 +223,24 @@ func trainRun(o *trainOptions) (err error) {
 	if err := o.stored.sameModel(id, o.Model, dir); err != nil {
 		return err
 	}
-	created, err := makeRunDir(dir)
-	if err != nil {
-		return err
-	}
 	var sessionEpisodes int
-	defer func() {
-		// A run that fails before its first episode leaves nothing.
-		if err != nil && !errors.Is(err, errInterrupted) && sessionEpisodes == 0 {
-			removeRunDir(created)
-		}
-	}()
-	lm, err := o.latencyModel(dir)
+	lm, cleanup, err := o.openRun(dir)
 	if err != nil {
 		return err
 	}
+	defer func() { cleanup(err, sessionEpisodes) }()
 	ec := env.Config{Model: startModel, Rewriter: sp.Engine, Latency: lm}
 
 	w := o.IO.Out
 	var tr *ppo.Trainer
 	prog, topts := o.trainerOptions(start, &tr, &sessionEpisodes, map[string]any{"model": o.Model, "runtime": lm.Name(),
 		"rules": o.Rules, "exp_name": o.ExpName, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
-	if o.Resume {
-		tr, err = ppo.Resume(dir, episodesFlag(o), ec, topts)
-	} else {
-		tr, err = ppo.New(dir, o.PPO, ec, topts)
-	}
+	tr, verb, err := o.openTrainer(dir, []ppo.Task{{Env: ec}}, topts)
 	if err != nil {
 		return err
 	}
 	defer tr.Close()
 	cfg := tr.Config()
-	verb := "training"
-	if o.Resume {
-		verb = fmt.Sprintf("resuming at episode %d of", tr.State().Episode)
-	}
 	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
 		verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
 	if err := o.run(tr, prog, dir, o.Model); err != nil {
@@ -318,6 +301,41 @@ func (o *trainOptions) run(tr *ppo.Trainer, prog *progress, dir, args string) er
 		return runErr
 	}
 	return tr.Close()
+}
+
+// openTrainer starts the trainer of tasks in dir, or resumes it with
+// --resume; verb describes which for the report.
+func (o *trainOptions) openTrainer(dir string, tasks []ppo.Task, topts ppo.Options) (*ppo.Trainer, string, error) {
+	if !o.Resume {
+		tr, err := ppo.NewTasks(dir, o.PPO, tasks, topts)
+		return tr, "training", err
+	}
+	tr, err := ppo.ResumeTasks(dir, episodesFlag(o), tasks, topts)
+	if err != nil {
+		return nil, "", err
+	}
+	return tr, fmt.Sprintf("resuming at episode %d of", tr.State().Episode), nil
+}
+
+// openRun creates the run directory and the rewards' latency model. The
+// returned cleanup removes what was created when the run failed before
+// its first episode (episodes counts this session's).
+func (o *trainOptions) openRun(dir string) (measure.LatencyModel, func(err error, episodes int), error) {
+	created, err := makeRunDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func(err error, episodes int) {
+		if err != nil && !errors.Is(err, errInterrupted) && episodes == 0 {
+			removeRunDir(created)
+		}
+	}
+	lm, err := o.latencyModel(dir)
+	if err != nil {
+		cleanup(err, 0)
+		return nil, nil, err
+	}
+	return lm, cleanup, nil
 }
 
 // episodesFlag returns --episodes when given (0 otherwise).

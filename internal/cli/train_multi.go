@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -140,21 +139,13 @@ func trainMultiRun(o *trainOptions, dir string, start time.Time) (err error) {
 	if err := sameModels(o.storedModels, entries, dir); err != nil {
 		return err
 	}
-	created, err := makeRunDir(dir)
-	if err != nil {
-		return err
-	}
-	var sessionEpisodes int
-	defer func() {
-		if err != nil && !errors.Is(err, errInterrupted) && sessionEpisodes == 0 {
-			removeRunDir(created)
-		}
-	}()
 	// One latency model for all: its cache is shared.
-	lm, err := o.latencyModel(dir)
+	var sessionEpisodes int
+	lm, cleanup, err := o.openRun(dir)
 	if err != nil {
 		return err
 	}
+	defer func() { cleanup(err, sessionEpisodes) }()
 	for i := range tasks {
 		tasks[i].Env.Latency = lm
 	}
@@ -162,20 +153,12 @@ func trainMultiRun(o *trainOptions, dir string, start time.Time) (err error) {
 	var tr *ppo.Trainer
 	prog, topts := o.trainerOptions(start, &tr, &sessionEpisodes, map[string]any{"models": entries, "runtime": lm.Name(),
 		"rules": o.Rules, "exp_name": o.ExpName})
-	if o.Resume {
-		tr, err = ppo.ResumeTasks(dir, episodesFlag(o), tasks, topts)
-	} else {
-		tr, err = ppo.NewTasks(dir, o.PPO, tasks, topts)
-	}
+	tr, verb, err := o.openTrainer(dir, tasks, topts)
 	if err != nil {
 		return err
 	}
 	defer tr.Close()
 	cfg := tr.Config()
-	verb := "training"
-	if o.Resume {
-		verb = fmt.Sprintf("resuming at episode %d of", tr.State().Episode)
-	}
 	order := "round robin"
 	if cfg.RandomModels {
 		order = "drawn at random"
