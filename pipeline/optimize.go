@@ -8,7 +8,7 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
-	"github.com/xrl-dev/xrl/ppo"
+	"github.com/xrl-dev/xrl/ppo/builtin"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -35,7 +35,8 @@ type Config struct {
 	Search        string
 	SearchOptions search.Options
 	// Agent, when set, is a trained policy checkpoint that rewrites the
-	// graph instead of the search; Samples adds sampled rollouts.
+	// graph instead of the search ("builtin": the agent embedded in the
+	// binary, package ppo/builtin); Samples adds sampled rollouts.
 	Agent   string
 	Samples int
 	// Tolerance is the largest relative error accepted by verification.
@@ -77,23 +78,28 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	var best *graph.Graph
 	if cfg.Agent != "" && cfg.Search == "brkga" {
 		// The trained policy biases BRKGA's decoding instead of acting.
-		net, _, err := ppo.LoadPolicy(cfg.Agent)
+		net, _, err := LoadPolicy(cfg.Agent)
 		if err != nil {
-			return nil, &PolicyError{Path: cfg.Agent, Err: err}
+			return nil, err
 		}
 		cfg.SearchOptions.Prior = net
 		cfg.Agent = ""
 	}
 	if cfg.Agent != "" {
-		net, pcfg, err := ppo.LoadPolicy(cfg.Agent)
+		net, pcfg, err := LoadPolicy(cfg.Agent)
 		if err != nil {
-			return nil, &PolicyError{Path: cfg.Agent, Err: err}
+			return nil, err
 		}
 		lm, err := objectiveModel(cfg.Objective, lmName, cfg.Measurement)
 		if err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(w, "optimising %s (%d nodes) with the policy %s minimising %s\n", cfg.Model, len(s.Orig.Graph.Nodes), cfg.Agent, scorerName(lm))
+		if cfg.Agent == builtin.Name {
+			_, prov, _ := builtin.Load()
+			fmt.Fprintf(w, "built-in agent: trained by %q on %d models, %d episodes of %s rewards (commit %s, %s)\n",
+				prov.Script, len(prov.Models), prov.Episodes, prov.Runtime, prov.Commit, prov.Date)
+		}
 		var deadline time.Time
 		if cfg.SearchOptions.TimeLimit > 0 {
 			deadline = t0.Add(cfg.SearchOptions.TimeLimit)

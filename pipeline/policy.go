@@ -9,6 +9,8 @@ import (
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/ppo"
+	"github.com/xrl-dev/xrl/ppo/builtin"
 )
 
 // PolicyError reports a policy checkpoint that could not be loaded.
@@ -21,6 +23,26 @@ func (e *PolicyError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Er
 
 // Unwrap returns the underlying error.
 func (e *PolicyError) Unwrap() error { return e.Err }
+
+// LoadPolicy reads the policy named by `--agent`: builtin.Name selects
+// the agent embedded in the binary (with its training's horizon and
+// candidate cap), anything else is a checkpoint file (ppo.LoadPolicy).
+func LoadPolicy(agent string) (*gat.Net, ppo.Config, error) {
+	if agent == builtin.Name {
+		net, prov, err := builtin.Load()
+		if err != nil {
+			return nil, ppo.Config{}, &PolicyError{Path: agent, Err: err}
+		}
+		cfg := ppo.DefaultConfig()
+		cfg.Horizon, cfg.MaxCandidates, cfg.Seed = prov.Horizon, prov.MaxCandidates, prov.Seed
+		return net, cfg, nil
+	}
+	net, cfg, err := ppo.LoadPolicy(agent)
+	if err != nil {
+		return nil, ppo.Config{}, &PolicyError{Path: agent, Err: err}
+	}
+	return net, cfg, nil
+}
 
 // PolicyOptions configures RunPolicy.
 type PolicyOptions struct {

@@ -20,6 +20,9 @@ type Config struct {
 	// Run length and seeding.
 	Episodes int    `json:"episodes" flag:"episodes" default:"1000" help:"training episodes"`
 	Seed     uint64 `json:"seed" flag:"seed" default:"43" help:"seed of the network, the action sampling, the minibatch shuffles and the episodes"`
+	// RandomModels chooses how a multi-model run draws each episode's
+	// model: round robin (false) or at random, seeded by --seed.
+	RandomModels bool `json:"random_models,omitempty" flag:"random-models" default:"false" help:"with several models: draw each episode's model at random (seeded by --seed) instead of round robin"`
 
 	// Environment.
 	Horizon       int `json:"horizon" flag:"horizon" default:"100" help:"steps after which an episode is truncated"`

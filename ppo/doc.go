@@ -23,6 +23,13 @@
 // and continues, so a killed run that is resumed writes the same stream as
 // one that was never interrupted (given a deterministic latency model).
 //
+// NewTasks and ResumeTasks train one policy across several models: each
+// episode draws one (round robin, or seeded random draws with
+// Config.RandomModels), every episode record names its model, and the
+// checkpoint keeps each model's progress; resuming on another set of
+// models is refused. Eq. 2's rewards are relative to the drawn model's
+// start latency, so models of any size contribute on one scale.
+//
 // The trainer uses only the public API of package env: its TrainingAgent
 // implements env.Agent and env.Learner, stores each observation's action
 // mask with the transition and re-applies that mask in the update.

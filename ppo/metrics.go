@@ -51,8 +51,11 @@ type EpisodeRecord struct {
 	Episode    int    `json:"episode"`
 	GlobalStep int    `json:"global_step"`
 	Seed       uint64 `json:"seed"` // the episode's environment seed
-	Return     Float  `json:"charts/episodic_return"`
-	Length     int    `json:"charts/episodic_length"`
+	// Model names the episode's model in a multi-model run (empty for
+	// one model); the latencies and BestSpeedup are that model's.
+	Model  string `json:"model,omitempty"`
+	Return Float  `json:"charts/episodic_return"`
+	Length int    `json:"charts/episodic_length"`
 	// Latencies in microseconds: the start graph's, the last measured
 	// and the lowest measured in the episode; Measurements counts the
 	// steps that measured latency.

@@ -56,16 +56,23 @@ type State struct {
 	// actions and shuffle minibatches; AdamSteps is Adam's step count.
 	ActRNG, ShuffleRNG []byte
 	AdamSteps          int
+	// Models holds per-model progress of a multi-model run (NewTasks
+	// with more than one task), in task order; empty for one model, whose
+	// progress is InitialLatency, BestLatency and BestEpisode.
+	Models []ModelStats `json:",omitempty"`
 }
 
-// Trainer trains a policy on one environment with PPO. Create it with New
-// or Resume, then call Run.
+// Trainer trains a policy with PPO on one environment, or on several
+// (NewTasks: one per model, an episode draws one). Create it with New,
+// NewTasks, Resume or ResumeTasks, then call Run.
 type Trainer struct {
 	cfg  Config
 	dir  string
 	opts Options
 
-	env     *env.Env
+	env     *env.Env // the environment of the current (or last) episode
+	envs    []*env.Env
+	names   []string
 	net     *gat.Net
 	opt     *nn.Adam[float32]
 	actSrc  *rand.PCG
@@ -84,7 +91,17 @@ type Trainer struct {
 // checkpoint already). The environment is ec with Horizon, FeedbackEvery
 // and MaxCandidates taken from cfg.
 func New(dir string, cfg Config, ec env.Config, opts Options) (*Trainer, error) {
+	return NewTasks(dir, cfg, []Task{{Env: ec}}, opts)
+}
+
+// NewTasks is New for a run over several models: every episode draws
+// one task (see Config.RandomModels). With more than one task, each needs
+// a distinct, non-empty Name; metrics name the model of every episode.
+func NewTasks(dir string, cfg Config, tasks []Task, opts Options) (*Trainer, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := checkTasks(tasks); err != nil {
 		return nil, err
 	}
 	if _, err := os.Stat(filepath.Join(dir, CheckpointFile)); err == nil {
@@ -101,7 +118,12 @@ func New(dir string, cfg Config, ec env.Config, opts Options) (*Trainer, error) 
 	t.actSrc = rand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15)
 	t.shufSrc = rand.NewPCG(cfg.Seed, 0xbf58476d1ce4e5b9)
 	t.opt = nn.NewAdam[float32](cfg.LearningRate)
-	if err := t.init(ec); err != nil {
+	if len(tasks) > 1 {
+		for _, tk := range tasks {
+			t.st.Models = append(t.st.Models, ModelStats{Name: tk.Name})
+		}
+	}
+	if err := t.init(tasks); err != nil {
 		return nil, err
 	}
 	if err := t.writeConfig(); err != nil {
@@ -125,6 +147,15 @@ func New(dir string, cfg Config, ec env.Config, opts Options) (*Trainer, error) 
 // checkpoint covers, so episodes run after it are run again, not
 // repeated in the stream.
 func Resume(dir string, episodes int, ec env.Config, opts Options) (*Trainer, error) {
+	return ResumeTasks(dir, episodes, []Task{{Env: ec}}, opts)
+}
+
+// ResumeTasks is Resume for a run started with NewTasks: tasks must name
+// the same models in the same order, or the run is refused.
+func ResumeTasks(dir string, episodes int, tasks []Task, opts Options) (*Trainer, error) {
+	if err := checkTasks(tasks); err != nil {
+		return nil, err
+	}
 	ck, err := ReadCheckpoint(filepath.Join(dir, CheckpointFile))
 	if err != nil {
 		return nil, err
@@ -152,7 +183,10 @@ func Resume(dir string, episodes int, ec env.Config, opts Options) (*Trainer, er
 	if ck.Best != nil {
 		t.best, t.bestBytes = ck.Best.Graph, ck.bestBytes
 	}
-	if err := t.init(ec); err != nil {
+	if err := sameTasks(dir, ck.State.Models, tasks); err != nil {
+		return nil, err
+	}
+	if err := t.init(tasks); err != nil {
 		return nil, err
 	}
 	if episodes > 0 && episodes != ck.Config.Episodes {
@@ -166,8 +200,27 @@ func Resume(dir string, episodes int, ec env.Config, opts Options) (*Trainer, er
 	return t, nil
 }
 
-// init builds the environment and the agent.
-func (t *Trainer) init(ec env.Config) error {
+// init builds the environments and the agent.
+func (t *Trainer) init(tasks []Task) error {
+	for _, tk := range tasks {
+		e, err := t.newEnv(tk.Env)
+		if err != nil {
+			if len(tasks) > 1 {
+				return fmt.Errorf("model %s: %w", tk.Name, err)
+			}
+			return err
+		}
+		t.envs, t.names = append(t.envs, e), append(t.names, tk.Name)
+	}
+	t.env = t.envs[0]
+	t.opt.Eps = t.cfg.AdamEps
+	t.shuf = rand.New(t.shufSrc)
+	t.agent = NewTrainingAgent(t.net, t.actSrc)
+	return nil
+}
+
+// newEnv builds one environment with the run's settings.
+func (t *Trainer) newEnv(ec env.Config) (*env.Env, error) {
 	for _, f := range []struct {
 		name          string
 		given, config int
@@ -177,19 +230,11 @@ func (t *Trainer) init(ec env.Config) error {
 		{"MaxCandidates", ec.MaxCandidates, t.cfg.MaxCandidates},
 	} {
 		if f.given != 0 && f.given != f.config {
-			return fmt.Errorf("env.Config.%s is %d but the PPO configuration says %d; leave it 0 (the trainer sets it)", f.name, f.given, f.config)
+			return nil, fmt.Errorf("env.Config.%s is %d but the PPO configuration says %d; leave it 0 (the trainer sets it)", f.name, f.given, f.config)
 		}
 	}
 	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = t.cfg.Horizon, t.cfg.FeedbackEvery, t.cfg.MaxCandidates
-	e, err := env.New(ec)
-	if err != nil {
-		return err
-	}
-	t.env = e
-	t.opt.Eps = t.cfg.AdamEps
-	t.shuf = rand.New(t.shufSrc)
-	t.agent = NewTrainingAgent(t.net, t.actSrc)
-	return nil
+	return env.New(ec)
 }
 
 func (t *Trainer) writeConfig() error {
@@ -216,11 +261,13 @@ func (t *Trainer) Net() *gat.Net { return t.net }
 func (t *Trainer) Env() *env.Env { return t.env }
 
 // Best returns the fastest graph measured over the run (the start graph
-// when nothing beat it) with the start and best latencies.
+// when nothing beat it) with the start and best latencies. A multi-model
+// run keeps no best graph (State.Models has each model's latencies): it
+// returns the first model's start graph and zero latencies.
 func (t *Trainer) Best() (g *graph.Graph, initial, best time.Duration) {
 	g = t.best
 	if g == nil {
-		g = t.env.Config().Model.Graph
+		g = t.envs[0].Config().Model.Graph
 	}
 	return g, t.st.InitialLatency, t.st.BestLatency
 }
@@ -293,12 +340,20 @@ func (t *Trainer) Run(ctx context.Context) error {
 func (t *Trainer) episode() (EpisodeRecord, error) {
 	ep := t.st.Episode + 1
 	seed := episodeSeed(t.cfg.Seed, ep)
+	task := t.taskOf(ep)
+	t.env = t.envs[task]
 	first := len(t.agent.Steps)
 	res, err := env.Rollout(t.env, t.agent, seed)
 	if err != nil {
+		if len(t.envs) > 1 {
+			return EpisodeRecord{}, fmt.Errorf("episode %d (model %s): %w", ep, t.names[task], err)
+		}
 		return EpisodeRecord{}, fmt.Errorf("episode %d: %w", ep, err)
 	}
 	steps := t.agent.Steps[first:]
+	if len(t.envs) > 1 {
+		return t.finishEpisode(t.multiRecord(ep, task, res), steps)
+	}
 	if t.st.Episode == 0 {
 		t.st.InitialLatency, t.st.BestLatency = res.InitialLatency, res.InitialLatency
 	}
@@ -309,18 +364,22 @@ func (t *Trainer) episode() (EpisodeRecord, error) {
 			return EpisodeRecord{}, fmt.Errorf("episode %d: encoding the best graph: %w", ep, err)
 		}
 	}
-	t.st.Episode = ep
-	t.st.GlobalStep += len(steps)
 	rec := EpisodeRecord{
-		Type: "episode", Episode: ep, GlobalStep: t.st.GlobalStep, Seed: seed,
+		Type: "episode", Episode: ep, Seed: seed,
 		Return: Float(res.Return), Length: res.Steps,
 		InitialLatencyUS: us(res.InitialLatency), FinalLatencyUS: us(res.FinalLatency), BestLatencyUS: us(res.BestLatency),
 		Speedup: Float(res.Speedup()), BestSpeedup: Float(ratio(t.st.InitialLatency, t.st.BestLatency)),
-		RulesApplied: len(res.Applied), Rules: map[string]int{}, StopReason: res.StopReason,
+		RulesApplied: len(res.Applied), Rules: countRules(res.Applied), StopReason: res.StopReason,
 	}
-	for _, r := range res.Applied {
-		rec.Rules[r]++
-	}
+	return t.finishEpisode(rec, steps)
+}
+
+// finishEpisode completes rec from the episode's steps, writes it and
+// advances the counters.
+func (t *Trainer) finishEpisode(rec EpisodeRecord, steps []Sample) (EpisodeRecord, error) {
+	t.st.Episode = rec.Episode
+	t.st.GlobalStep += len(steps)
+	rec.GlobalStep = t.st.GlobalStep
 	var cands float64
 	for _, s := range steps {
 		if s.Info.Measured {

@@ -98,7 +98,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
 	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
-	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train') instead of searching")
+	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary) instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	return c
 }

@@ -32,8 +32,12 @@ const (
 )
 
 type trainOptions struct {
-	IO        IO
-	Model     string
+	IO    IO
+	Model string
+	// Models are the model files of a multi-model run (the arguments
+	// and the files of --corpus), when more than one.
+	Models    []string
+	Corpus    string
 	Shapes    shapeOptions
 	Runtime   runtimeOptions
 	PPO       ppo.Config
@@ -44,8 +48,10 @@ type trainOptions struct {
 	Tolerance float64
 	// set holds the flags given on the command line.
 	set map[string]bool
-	// stored is the model identity of the run resumed (--resume).
-	stored modelIdentity
+	// stored is the model identity of the run resumed (--resume);
+	// storedModels its models when it was a multi-model run.
+	stored       modelIdentity
+	storedModels []modelEntry
 }
 
 // runInfo is what config.json records besides the PPO configuration.
@@ -55,6 +61,8 @@ type runInfo struct {
 	Rules   []string `json:"rules,omitempty"`
 	ExpName string   `json:"exp_name"`
 	modelIdentity
+	// Models lists the models of a multi-model run.
+	Models []modelEntry `json:"models,omitempty"`
 }
 
 // errInterrupted is returned when a signal stopped training.
@@ -64,8 +72,8 @@ var errInterrupted = errors.New("training interrupted")
 func NewCmdTrain(s IO, runF func(*trainOptions) error) *cobra.Command {
 	opts := &trainOptions{IO: s, PPO: ppo.DefaultConfig()}
 	c := &cobra.Command{
-		Use:   "train MODEL.onnx",
-		Short: "Train a rewriting agent on a model with PPO",
+		Use:   "train MODEL.onnx... | --corpus DIR",
+		Short: "Train a rewriting agent on one model or several with PPO",
 		Long: `train runs X-RLflow's reinforcement learning on one model: a graph-attention policy
 picks one verified rewrite per step and is trained with PPO (clipped objective, GAE,
 defaults from the paper: 1000 episodes, an update every 10, lr 5e-4).
@@ -83,10 +91,24 @@ was stopped (Ctrl-C, a crash, a reboot) continues with --out DIR --resume and ap
 to the same metric stream; --episodes may then extend it.
 
 The paper's 1000 episodes take hours on a large model; the progress line on stderr
-shows the time left. Try --episodes 50 first.`,
-		Args: cobra.ExactArgs(1),
+shows the time left. Try --episodes 50 first.
+
+Several model files, or --corpus DIR (every .onnx file in DIR), train one agent
+across models: episode i draws a model round robin (or at random with
+--random-models), the reward of X-RLflow's Eq. 2 is relative to that model's start
+latency so large models do not dominate, metrics.jsonl names each episode's model
+and speedup.png draws one line per model. No best.onnx is written; the report lists
+each model's best speedup. --resume refuses another set of models.`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Model = args[0]
+			models, err := modelArgs(args, opts.Corpus)
+			if err != nil {
+				return err
+			}
+			opts.Model = models[0]
+			if len(models) > 1 {
+				opts.Models = models
+			}
 			opts.set = map[string]bool{}
 			c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
 			if err := opts.PPO.Validate(); err != nil {
@@ -122,6 +144,7 @@ shows the time left. Try --episodes 50 first.`,
 	f := c.Flags()
 	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort or go (default cost; the final report measures on ort when installed, else go)"
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/MODEL__EXP__SEED__UNIXTIME)")
+	f.StringVar(&opts.Corpus, "corpus", "", "train across every .onnx model in this directory (with the model arguments, if any)")
 	f.BoolVar(&opts.Resume, "resume", false, "continue the run in --out from its last checkpoint")
 	f.StringVar(&opts.ExpName, "exp-name", "ppo", "experiment name used in the default run directory")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
@@ -144,6 +167,12 @@ func (o *trainOptions) runDir(now time.Time) string {
 		return o.Out
 	}
 	model := strings.TrimSuffix(filepath.Base(o.Model), filepath.Ext(o.Model))
+	if len(o.Models) > 1 {
+		model = "multi"
+		if o.Corpus != "" {
+			model = filepath.Base(filepath.Clean(o.Corpus))
+		}
+	}
 	return filepath.Join("runs", fmt.Sprintf("%s__%s__%d__%d", model, o.ExpName, o.PPO.Seed, now.Unix()))
 }
 
@@ -167,6 +196,7 @@ func (o *trainOptions) resumeInfo(dir string) error {
 	}
 	o.Runtime.Runtime, o.Rules = stored.Run.Runtime, stored.Run.Rules
 	o.stored = stored.Run.modelIdentity
+	o.storedModels = stored.Run.Models
 	return nil
 }
 
@@ -178,46 +208,66 @@ func trainRun(o *trainOptions) (err error) {
 			return err
 		}
 	}
+	if len(o.Models) > 1 {
+		return trainMultiRun(o, dir, start)
+	}
 	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
 	if err != nil {
 		return err
 	}
 	startModel := sp.Model
 	id := identify(sp.Orig.Graph)
+	if len(o.storedModels) > 0 {
+		return fmt.Errorf("--resume: the run in %s was trained on %d models; it cannot continue on %s alone", dir, len(o.storedModels), o.Model)
+	}
 	if err := o.stored.sameModel(id, o.Model, dir); err != nil {
 		return err
 	}
-	created, err := makeRunDir(dir)
-	if err != nil {
-		return err
-	}
 	var sessionEpisodes int
-	defer func() {
-		// A run that fails before its first episode leaves nothing.
-		if err != nil && !errors.Is(err, errInterrupted) && sessionEpisodes == 0 {
-			removeRunDir(created)
-		}
-	}()
-	lm, err := o.latencyModel(dir)
+	lm, cleanup, err := o.openRun(dir)
 	if err != nil {
 		return err
 	}
+	defer func() { cleanup(err, sessionEpisodes) }()
 	ec := env.Config{Model: startModel, Rewriter: sp.Engine, Latency: lm}
 
 	w := o.IO.Out
-	prog := newProgress(o.IO.Err, "train")
-	topts := ppo.Options{
-		RunInfo: map[string]any{"model": o.Model, "runtime": lm.Name(), "rules": o.Rules, "exp_name": o.ExpName,
-			"graph_hash": id.GraphHash, "input_shapes": id.InputShapes},
-	}
 	var tr *ppo.Trainer
+	prog, topts := o.trainerOptions(start, &tr, &sessionEpisodes, map[string]any{"model": o.Model, "runtime": lm.Name(),
+		"rules": o.Rules, "exp_name": o.ExpName, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
+	tr, verb, err := o.openTrainer(dir, []ppo.Task{{Env: ec}}, topts)
+	if err != nil {
+		return err
+	}
+	defer tr.Close()
+	cfg := tr.Config()
+	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
+		verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+	if err := o.run(tr, prog, dir, o.Model); err != nil {
+		return err
+	}
+	trainTime := time.Since(start)
+	return o.finish(w, dir, sp, tr, lm.Name(), trainTime)
+}
+
+// trainerOptions returns the progress display and the trainer options
+// that drive it (*tr is the trainer once created; *episodes counts this
+// session's episodes).
+func (o *trainOptions) trainerOptions(start time.Time, tr **ppo.Trainer, episodes *int, info map[string]any) (*progress, ppo.Options) {
+	w := o.IO.Out
+	prog := newProgress(o.IO.Err, "train")
+	topts := ppo.Options{RunInfo: info}
 	topts.OnEpisode = func(r ppo.EpisodeRecord) {
-		sessionEpisodes++
-		total := tr.Config().Episodes
-		per := time.Since(start) / time.Duration(sessionEpisodes)
+		*episodes++
+		total := (*tr).Config().Episodes
+		per := time.Since(start) / time.Duration(*episodes)
 		eta := per * time.Duration(total-r.Episode)
-		prog.update("episode %d/%d %s return %.2f, best %.3fx, %v/episode, ETA %v",
-			r.Episode, total, bar(r.Episode, total, 20), float64(r.Return), float64(r.BestSpeedup),
+		model := ""
+		if r.Model != "" {
+			model = " " + r.Model
+		}
+		prog.update("episode %d/%d %s%s return %.2f, best %.3fx, %v/episode, ETA %v",
+			r.Episode, total, bar(r.Episode, total, 20), model, float64(r.Return), float64(r.BestSpeedup),
 			per.Round(time.Millisecond), eta.Round(time.Second))
 	}
 	topts.OnUpdate = func(u ppo.UpdateRecord) {
@@ -227,23 +277,12 @@ func trainRun(o *trainOptions) (err error) {
 			float64(u.ApproxKL), float64(u.ClipFrac), float64(u.SPS))
 		prog.last = time.Time{} // redraw at the next episode
 	}
-	if o.Resume {
-		tr, err = ppo.Resume(dir, episodesFlag(o), ec, topts)
-	} else {
-		tr, err = ppo.New(dir, o.PPO, ec, topts)
-	}
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
-	cfg := tr.Config()
-	verb := "training"
-	if o.Resume {
-		verb = fmt.Sprintf("resuming at episode %d of", tr.State().Episode)
-	}
-	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
-		verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+	return prog, topts
+}
 
+// run trains until the end or a signal, then closes tr; args is how the
+// models were named on the command line (for the resume hint).
+func (o *trainOptions) run(tr *ppo.Trainer, prog *progress, dir, args string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
@@ -255,17 +294,48 @@ func trainRun(o *trainOptions) (err error) {
 	if errors.Is(runErr, context.Canceled) {
 		st := tr.State()
 		fmt.Fprintf(o.IO.Err, "stopped after episode %d; the checkpoint holds update %d. Continue with:\n  xrl train %s --out %s --resume\n",
-			st.Episode, st.Update, o.Model, dir)
+			st.Episode, st.Update, args, dir)
 		return errInterrupted
 	}
 	if runErr != nil {
 		return runErr
 	}
-	if err := tr.Close(); err != nil {
-		return err
+	return tr.Close()
+}
+
+// openTrainer starts the trainer of tasks in dir, or resumes it with
+// --resume; verb describes which for the report.
+func (o *trainOptions) openTrainer(dir string, tasks []ppo.Task, topts ppo.Options) (*ppo.Trainer, string, error) {
+	if !o.Resume {
+		tr, err := ppo.NewTasks(dir, o.PPO, tasks, topts)
+		return tr, "training", err
 	}
-	trainTime := time.Since(start)
-	return o.finish(w, dir, sp, tr, lm.Name(), trainTime)
+	tr, err := ppo.ResumeTasks(dir, episodesFlag(o), tasks, topts)
+	if err != nil {
+		return nil, "", err
+	}
+	return tr, fmt.Sprintf("resuming at episode %d of", tr.State().Episode), nil
+}
+
+// openRun creates the run directory and the rewards' latency model. The
+// returned cleanup removes what was created when the run failed before
+// its first episode (episodes counts this session's).
+func (o *trainOptions) openRun(dir string) (measure.LatencyModel, func(err error, episodes int), error) {
+	created, err := makeRunDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	cleanup := func(err error, episodes int) {
+		if err != nil && !errors.Is(err, errInterrupted) && episodes == 0 {
+			removeRunDir(created)
+		}
+	}
+	lm, err := o.latencyModel(dir)
+	if err != nil {
+		cleanup(err, 0)
+		return nil, nil, err
+	}
+	return lm, cleanup, nil
 }
 
 // episodesFlag returns --episodes when given (0 otherwise).

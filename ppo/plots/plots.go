@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -116,7 +117,8 @@ func Return(recs *ppo.Records, path string) error {
 }
 
 // Speedup charts each episode's speedup (initial / best latency in the
-// episode) and the best over the run so far.
+// episode) and the best over the run so far (one line per model in a
+// multi-model run).
 func Speedup(recs *ppo.Records, path string) error {
 	ep := make([]float64, len(recs.Episodes))
 	best := make([]float64, len(recs.Episodes))
@@ -133,18 +135,57 @@ func Speedup(recs *ppo.Records, path string) error {
 	}
 	sc.GlyphStyle.Color = faint
 	sc.GlyphStyle.Radius = vg.Points(1.5)
-	bl, err := plotter.NewLine(xys(best))
-	if err != nil {
-		return err
-	}
-	bl.Color, bl.Width = red, vg.Points(1.5)
-	bl.StepStyle = plotter.PostStep
-	p.Add(plotter.NewGrid(), sc, bl)
+	p.Add(plotter.NewGrid(), sc)
 	p.Legend.Add("episode's best", sc)
-	p.Legend.Add("best so far", bl)
+	models := perModel(recs)
+	if models == nil {
+		models = []modelSeries{{name: "best so far", best: xys(best)}}
+	}
+	for i, m := range models {
+		bl, err := plotter.NewLine(m.best)
+		if err != nil {
+			return err
+		}
+		bl.Color, bl.Width = red, vg.Points(1.5)
+		if len(models) > 1 {
+			bl.Color = plotutil.Color(i)
+			bl.Dashes = plotutil.Dashes(i / len(plotutil.DefaultColors))
+		}
+		bl.StepStyle = plotter.PostStep
+		p.Add(bl)
+		p.Legend.Add(m.name, bl)
+	}
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Y.Tick.Marker = labelTicks{"%.3f"}
 	return save(p, 8*vg.Inch, 4*vg.Inch, path)
+}
+
+// modelSeries is one model's best speedup so far, by episode number.
+type modelSeries struct {
+	name string
+	best plotter.XYs
+}
+
+// perModel splits a multi-model run's best speedups by model, in order of
+// first appearance (nil for a one-model run).
+func perModel(recs *ppo.Records) []modelSeries {
+	idx := map[string]int{}
+	var out []modelSeries
+	for _, e := range recs.Episodes {
+		if e.Model == "" {
+			return nil
+		}
+		i, ok := idx[e.Model]
+		if !ok {
+			i = len(out)
+			idx[e.Model] = i
+			out = append(out, modelSeries{name: e.Model + " best so far"})
+		}
+		if v := float64(e.BestSpeedup); !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out[i].best = append(out[i].best, plotter.XY{X: float64(e.Episode), Y: v})
+		}
+	}
+	return out
 }
 
 // labelTicks are gonum's default ticks labelled with a fixed format

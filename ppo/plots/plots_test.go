@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"gonum.org/v1/plot/plotter"
+
 	"github.com/xrl-dev/xrl/ppo"
 )
 
@@ -87,5 +89,26 @@ func TestWriteAll(t *testing.T) {
 	}
 	if _, err := WriteAll(t.TempDir()); err == nil {
 		t.Error("WriteAll without metrics succeeded")
+	}
+}
+
+func TestPerModel(t *testing.T) {
+	recs := &ppo.Records{Episodes: []ppo.EpisodeRecord{
+		{Episode: 1, Model: "a", BestSpeedup: 1},
+		{Episode: 2, Model: "b", BestSpeedup: 1.5},
+		{Episode: 3, Model: "a", BestSpeedup: 1.2},
+	}}
+	got := perModel(recs)
+	if len(got) != 2 || got[0].name != "a best so far" || got[1].name != "b best so far" {
+		t.Fatalf("series %+v", got)
+	}
+	if len(got[0].best) != 2 || got[0].best[1] != (plotter.XY{X: 3, Y: 1.2}) || got[1].best[0] != (plotter.XY{X: 2, Y: 1.5}) {
+		t.Fatalf("points of a %v, of b %v", got[0].best, got[1].best)
+	}
+	if perModel(records(3)) != nil {
+		t.Fatal("a one-model run has no per-model series")
+	}
+	if err := Speedup(recs, filepath.Join(t.TempDir(), "s.png")); err != nil {
+		t.Fatal(err)
 	}
 }
