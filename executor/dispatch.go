@@ -1,0 +1,31 @@
+package executor
+
+import (
+	"slices"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// numFns holds the instantiations of one generic kernel function for the
+// numeric element types, in the order of numDTypes: float32, float64,
+// int64, int32, int16, int8, uint64, uint32, uint16, uint8. A kernel that
+// supports fewer types lists a prefix (the floats; the floats and the
+// 64- and 32-bit signed integers). A kernel picks its instantiation once,
+// when it is compiled, so that running it needs no type switch.
+type numFns[F any] []F
+
+// numDTypes is the dtype of each position of a numFns.
+var numDTypes = [...]graph.DType{
+	graph.Float32, graph.Float64, graph.Int64, graph.Int32, graph.Int16,
+	graph.Int8, graph.Uint64, graph.Uint32, graph.Uint16, graph.Uint8,
+}
+
+// forDT returns the instantiation for dt, or an error naming what (the op
+// or kernel) when dt has none.
+func (fs numFns[F]) forDT(what string, dt graph.DType) (F, error) {
+	if i := slices.Index(numDTypes[:], dt); i >= 0 && i < len(fs) {
+		return fs[i], nil
+	}
+	var zero F
+	return zero, errDType(what, dt)
+}
