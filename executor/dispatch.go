@@ -29,3 +29,16 @@ func (fs numFns[F]) forDT(what string, dt graph.DType) (F, error) {
 	var zero F
 	return zero, errDType(what, dt)
 }
+
+// aroundAxis returns the products of shape's dims before and after axis
+// ax: a tensor viewed as [outer, shape[ax], inner].
+func aroundAxis(shape []int, ax int) (outer, inner int) {
+	outer, inner = 1, 1
+	for _, d := range shape[:ax] {
+		outer *= d
+	}
+	for _, d := range shape[ax+1:] {
+		inner *= d
+	}
+	return outer, inner
+}

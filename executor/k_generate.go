@@ -45,33 +45,7 @@ func newConstantOfShapeKernel(ni *nodeInfo) (kernel, error) {
 }
 
 // repeatData returns n copies of the single element of one.
-func repeatData(one any, n int) any {
-	switch s := one.(type) {
-	case []float32:
-		return repeat(s[0], n)
-	case []float64:
-		return repeat(s[0], n)
-	case []int64:
-		return repeat(s[0], n)
-	case []int32:
-		return repeat(s[0], n)
-	case []int16:
-		return repeat(s[0], n)
-	case []int8:
-		return repeat(s[0], n)
-	case []uint64:
-		return repeat(s[0], n)
-	case []uint32:
-		return repeat(s[0], n)
-	case []uint16:
-		return repeat(s[0], n)
-	case []uint8:
-		return repeat(s[0], n)
-	case []bool:
-		return repeat(s[0], n)
-	}
-	panic(fmt.Sprintf("executor: unsupported slice type %T", one))
-}
+func repeatData(one any, n int) any { return mustKind("repeatData", dtOfData(one)).fill(one, n) }
 
 func repeat[T any](v T, n int) []T {
 	out := make([]T, n)
@@ -233,14 +207,9 @@ func newCumSumKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &cumSumKernel{outer: 1, inner: 1, n: in.shape[ax],
+	k := &cumSumKernel{n: in.shape[ax],
 		exclusive: ni.node.AttrInt("exclusive") != 0, reverse: ni.node.AttrInt("reverse") != 0}
-	for _, d := range in.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[ax+1:] {
-		k.inner *= d
-	}
+	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 

@@ -34,13 +34,8 @@ func newAxisLineKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &axisLineKernel{outer: 1, inner: 1, n: in.shape[ax], hardmax: ni.node.Op == "Hardmax"}
-	for _, d := range in.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[ax+1:] {
-		k.inner *= d
-	}
+	k := &axisLineKernel{n: in.shape[ax], hardmax: ni.node.Op == "Hardmax"}
+	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 

@@ -24,13 +24,8 @@ func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &softmaxKernel{outer: 1, inner: 1, n: in.shape[axis]}
-	for _, d := range in.shape[:axis] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[axis+1:] {
-		k.inner *= d
-	}
+	k := &softmaxKernel{n: in.shape[axis]}
+	k.outer, k.inner = aroundAxis(in.shape, axis)
 	return k, nil
 }
 
