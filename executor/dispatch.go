@@ -42,3 +42,24 @@ func aroundAxis(shape []int, ax int) (outer, inner int) {
 	}
 	return outer, inner
 }
+
+// floatYX runs the float32 or float64 instantiation of a kernel body on
+// output y and input x, chosen by x's element type (compile admitted only
+// the floats).
+func floatYX[K any](rc *runCtx, k K, y, x any, f32 func(*runCtx, K, []float32, []float32), f64 func(*runCtx, K, []float64, []float64)) {
+	if x32, ok := x.([]float32); ok {
+		f32(rc, k, y.([]float32), x32)
+		return
+	}
+	f64(rc, k, y.([]float64), x.([]float64))
+}
+
+// floatIO runs the float32 or float64 instantiation of a kernel body that
+// reads its typed operands itself, chosen by the first input's element
+// type.
+func floatIO[K any](rc *runCtx, k K, ins, outs []any, f32, f64 func(*runCtx, K, []any, []any) error) error {
+	if _, ok := ins[0].([]float32); ok {
+		return f32(rc, k, ins, outs)
+	}
+	return f64(rc, k, ins, outs)
+}

@@ -189,12 +189,14 @@ func newTileKernel(ni *nodeInfo) (kernel, error) {
 type cumSumKernel struct {
 	outer, n, inner    int
 	exclusive, reverse bool
+	fn                 func(k *cumSumKernel, y, x any)
 }
 
 func newCumSumKernel(ni *nodeInfo) (kernel, error) {
 	in := ni.in(0)
-	if !isNumericDT(in.dt) {
-		return nil, errDType("CumSum", in.dt)
+	fn, err := cumSumRuns.forDT("CumSum", in.dt)
+	if err != nil {
+		return nil, err
 	}
 	a, _, err := ni.constInts(1)
 	if err != nil {
@@ -207,33 +209,24 @@ func newCumSumKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &cumSumKernel{n: in.shape[ax],
+	k := &cumSumKernel{n: in.shape[ax], fn: fn,
 		exclusive: ni.node.AttrInt("exclusive") != 0, reverse: ni.node.AttrInt("reverse") != 0}
 	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 
 func (k *cumSumKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		cumSumRun(k, outs[0].([]float32), x)
-	case []float64:
-		cumSumRun(k, outs[0].([]float64), x)
-	case []int64:
-		cumSumRun(k, outs[0].([]int64), x)
-	case []int32:
-		cumSumRun(k, outs[0].([]int32), x)
-	case []uint64:
-		cumSumRun(k, outs[0].([]uint64), x)
-	case []uint32:
-		cumSumRun(k, outs[0].([]uint32), x)
-	default:
-		return errDType("CumSum", dtOfData(ins[0]))
-	}
+	k.fn(k, outs[0], ins[0])
 	return nil
 }
 
-func cumSumRun[T numT](k *cumSumKernel, y, x []T) {
+var cumSumRuns = numFns[func(k *cumSumKernel, y, x any)]{
+	cumSumRun[float32], cumSumRun[float64], cumSumRun[int64], cumSumRun[int32], cumSumRun[int16],
+	cumSumRun[int8], cumSumRun[uint64], cumSumRun[uint32], cumSumRun[uint16], cumSumRun[uint8],
+}
+
+func cumSumRun[T numT](k *cumSumKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	for o := 0; o < k.outer; o++ {
 		for in := 0; in < k.inner; in++ {
 			base := o*k.n*k.inner + in

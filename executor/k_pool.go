@@ -204,12 +204,7 @@ func newGlobalAvgPoolKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *globalAvgPoolKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		globalAvg(rc, k, outs[0].([]float32), x)
-	case []float64:
-		globalAvg(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], globalAvg[float32], globalAvg[float64])
 	return nil
 }
 

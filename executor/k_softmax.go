@@ -32,12 +32,7 @@ func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
 func (k *softmaxKernel) inPlace() []int { return []int{0} }
 
 func (k *softmaxKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		softmaxRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		softmaxRun(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], softmaxRun[float32], softmaxRun[float64])
 	return nil
 }
 
