@@ -18,13 +18,15 @@ func windowAttrs(kernelRequired bool) []AttrSpec {
 func init() {
 	convAttrs := append(windowAttrs(false), AttrSpec{Name: "group", Kind: AttrInt, Default: defInt(1)})
 	Register(&OpSchema{
-		Op:       "Conv",
-		Doc:      "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
-		Inputs:   []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
-		Outputs:  outY,
-		Attrs:    convAttrs,
-		MinOpset: 9,
-		Infer:    inferConv,
+		Op:            "Conv",
+		Window:        true,
+		WeightDerived: []string{"kernel_shape"},
+		Doc:           "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
+		Inputs:        []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
+		Outputs:       outY,
+		Attrs:         convAttrs,
+		MinOpset:      9,
+		Infer:         inferConv,
 	})
 	ctAttrs := append(windowAttrs(false),
 		AttrSpec{Name: "group", Kind: AttrInt, Default: defInt(1)},
@@ -32,13 +34,15 @@ func init() {
 		AttrSpec{Name: "output_shape", Kind: AttrInts},
 	)
 	Register(&OpSchema{
-		Op:       "ConvTranspose",
-		Doc:      "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
-		Inputs:   []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
-		Outputs:  outY,
-		Attrs:    ctAttrs,
-		MinOpset: 9,
-		Infer:    inferConvTranspose,
+		Op:            "ConvTranspose",
+		Window:        true,
+		WeightDerived: []string{"kernel_shape"},
+		Doc:           "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
+		Inputs:        []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
+		Outputs:       outY,
+		Attrs:         ctAttrs,
+		MinOpset:      9,
+		Infer:         inferConvTranspose,
 	})
 }
 

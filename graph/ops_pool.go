@@ -7,6 +7,7 @@ import "fmt"
 func init() {
 	Register(&OpSchema{
 		Op:      "MaxPool",
+		Window:  true,
 		Doc:     "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
 		Inputs:  inX,
 		Outputs: []InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}},
@@ -19,6 +20,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:      "AveragePool",
+		Window:  true,
 		Doc:     "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
 		Inputs:  inX,
 		Outputs: outY,
