@@ -224,73 +224,56 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 }
 
 // tensorFromInt64 converts int64 results to a tensor of dt.
-func tensorFromInt64(dt DType, shape []int, v []int64) *Tensor {
-	t := &Tensor{DType: dt, Shape: shape}
-	switch dt {
-	case Int64:
-		t.Data = v
-	case Int32:
-		d := make([]int32, len(v))
-		for i, x := range v {
-			d[i] = int32(x)
-		}
-		t.Data = d
-	case Bool:
-		d := make([]bool, len(v))
-		for i, x := range v {
-			d[i] = x != 0
-		}
-		t.Data = d
-	case Float32:
-		d := make([]float32, len(v))
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-		t.Data = d
-	case Float64:
-		d := make([]float64, len(v))
-		for i, x := range v {
-			d[i] = float64(x)
-		}
-		t.Data = d
-	default:
-		return nil
-	}
-	return t
-}
+func tensorFromInt64(dt DType, shape []int, v []int64) *Tensor { return tensorOfNumbers(dt, shape, v) }
 
 // tensorFromFloat64 converts float64 results to a tensor of dt (integer
-// targets truncate toward zero).
+// targets truncate toward zero; NaN and infinities have no integer value).
 func tensorFromFloat64(dt DType, shape []int, v []float64) *Tensor {
-	t := &Tensor{DType: dt, Shape: shape}
+	if dt != Int64 && dt != Int32 {
+		return tensorOfNumbers(dt, shape, v)
+	}
+	iv := make([]int64, len(v))
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		iv[i] = int64(x)
+	}
+	return tensorOfNumbers(dt, shape, iv)
+}
+
+// tensorOfNumbers converts v to a tensor of dt: Int64, Int32, Bool (non-
+// zero is true), Float32 or Float64; nil for other dtypes.
+func tensorOfNumbers[S int64 | float64](dt DType, shape []int, v []S) *Tensor {
+	var data any
 	switch dt {
-	case Float64:
-		t.Data = v
+	case Int64:
+		data = convertNumbers[int64](v)
+	case Int32:
+		data = convertNumbers[int32](v)
 	case Float32:
-		d := make([]float32, len(v))
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-		t.Data = d
+		data = convertNumbers[float32](v)
+	case Float64:
+		data = convertNumbers[float64](v)
 	case Bool:
-		d := make([]bool, len(v))
+		b := make([]bool, len(v))
 		for i, x := range v {
-			d[i] = x != 0
+			b[i] = x != 0
 		}
-		t.Data = d
-	case Int64, Int32:
-		iv := make([]int64, len(v))
-		for i, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil
-			}
-			iv[i] = int64(x)
-		}
-		return tensorFromInt64(dt, shape, iv)
+		data = b
 	default:
 		return nil
 	}
-	return t
+	return &Tensor{DType: dt, Shape: shape, Data: data}
+}
+
+// convertNumbers returns v converted element by element to D.
+func convertNumbers[D, S int32 | int64 | float32 | float64](v []S) []D {
+	out := make([]D, len(v))
+	for i, x := range v {
+		out[i] = D(x)
+	}
+	return out
 }
 
 // castTensor converts a known tensor to dtype to.
