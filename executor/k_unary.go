@@ -121,21 +121,10 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 		for i, v := range x {
 			y[i] = T(math.Sqrt(float64(v)))
 		}
-	case opExp:
+	case opExp, opLog, opErf, opTanh:
+		f := mathUnary[op]
 		for i, v := range x {
-			y[i] = T(math.Exp(float64(v)))
-		}
-	case opLog:
-		for i, v := range x {
-			y[i] = T(math.Log(float64(v)))
-		}
-	case opErf:
-		for i, v := range x {
-			y[i] = T(math.Erf(float64(v)))
-		}
-	case opTanh:
-		for i, v := range x {
-			y[i] = T(math.Tanh(float64(v)))
+			y[i] = T(f(float64(v)))
 		}
 	case opSigmoid:
 		for i, v := range x {
@@ -150,6 +139,13 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 			y[i] = v * min(max(v/6+0.5, 0), 1)
 		}
 	}
+}
+
+// mathUnary are the unary ops that apply a float64 function of package
+// math (none of them is inlined, so calling through the table costs
+// nothing extra).
+var mathUnary = map[unaryOp]func(float64) float64{
+	opExp: math.Exp, opLog: math.Log, opErf: math.Erf, opTanh: math.Tanh,
 }
 
 // sigmoid is 1/(1+e^-x), evaluated without overflow for large |x|.
