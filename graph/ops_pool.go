@@ -5,32 +5,10 @@ import "fmt"
 // Pooling operators.
 
 func init() {
-	Register(&OpSchema{
-		Op:      "MaxPool",
-		Window:  true,
-		Doc:     "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
-		Inputs:  inX,
-		Outputs: []InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}},
-		Attrs: append(windowAttrs(true),
-			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
-			AttrSpec{Name: "storage_order", Kind: AttrInt, Default: defInt(0)},
-		),
-		MinOpset: 9,
-		Infer:    inferPool,
-	})
-	Register(&OpSchema{
-		Op:      "AveragePool",
-		Window:  true,
-		Doc:     "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
-		Inputs:  inX,
-		Outputs: outY,
-		Attrs: append(windowAttrs(true),
-			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
-			AttrSpec{Name: "count_include_pad", Kind: AttrInt, Default: defInt(0)},
-		),
-		MinOpset: 9,
-		Infer:    inferPool,
-	})
+	Register(poolSchema("MaxPool", "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
+		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order"))
+	Register(poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
+		outY, "count_include_pad"))
 	Register(&OpSchema{
 		Op:       "GlobalAveragePool",
 		Doc:      "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...].",
@@ -39,6 +17,25 @@ func init() {
 		MinOpset: 9,
 		Infer:    inferGlobalPool,
 	})
+}
+
+// poolSchema is the table row of a windowed pooling op: input X, the
+// window attributes with a required kernel_shape, ceil_mode and the int
+// attribute flag (default 0).
+func poolSchema(op, doc string, outputs []InputSpec, flag string) *OpSchema {
+	return &OpSchema{
+		Op:      op,
+		Window:  true,
+		Doc:     doc,
+		Inputs:  inX,
+		Outputs: outputs,
+		Attrs: append(windowAttrs(true),
+			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
+			AttrSpec{Name: flag, Kind: AttrInt, Default: defInt(0)},
+		),
+		MinOpset: 9,
+		Infer:    inferPool,
+	}
 }
 
 func inferPool(n *Node) error {
