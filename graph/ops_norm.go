@@ -46,11 +46,8 @@ func init() {
 }
 
 func inferSoftmax(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
-	}
-	x := n.Inputs[0]
-	if _, err := NormAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
+	x, _, err := axisInput(n, isFloatType, "a floating-point type")
+	if err != nil {
 		return err
 	}
 	setOut(n, 0, x.DType, x.Shape.Clone())
@@ -58,11 +55,7 @@ func inferSoftmax(n *Node) error {
 }
 
 func inferLayerNorm(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
-	}
-	x := n.Inputs[0]
-	axis, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	x, axis, err := axisInput(n, isFloatType, "a floating-point type")
 	if err != nil {
 		return err
 	}
