@@ -172,6 +172,31 @@ func convOperands(n *Node) (x, wt *Value, group int64, err error) {
 	return x, wt, group, nil
 }
 
+// convWindow checks the optional bias B against m output channels and
+// reads the window attributes of sp spatial axes (the kernel defaulting
+// from the weights wt).
+func convWindow(n *Node, m int64, sp int, wt *Value) (window, error) {
+	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
+		return window{}, fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
+	}
+	return readWindow(n, sp, wt.Shape[2:])
+}
+
+// outShape returns the output shape [N, channels, spatial...] of the
+// window over input shape x (ceil rounds partial windows up).
+func (w window) outShape(x Shape, channels Dim, ceil bool) (Shape, error) {
+	out := make(Shape, len(x))
+	out[0], out[1] = x[0], channels
+	for i := range x[2:] {
+		v, err := w.outSize(i, x[2+i].Value, ceil)
+		if err != nil {
+			return nil, err
+		}
+		out[2+i] = Dim{Value: v}
+	}
+	return out, nil
+}
+
 func inferConv(n *Node) error {
 	x, wt, group, err := convOperands(n)
 	if err != nil {
@@ -185,11 +210,8 @@ func inferConv(n *Node) error {
 	if m%group != 0 {
 		return fmt.Errorf("W has %d output channels, not divisible by group %d", m, group)
 	}
-	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
-		return fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
-	}
 	sp := r - 2
-	w, err := readWindow(n, sp, wt.Shape[2:])
+	w, err := convWindow(n, m, sp, wt)
 	if err != nil {
 		return err
 	}
@@ -198,14 +220,9 @@ func inferConv(n *Node) error {
 			return fmt.Errorf("kernel_shape %v disagrees with weight shape %v", w.kernel, wt.Shape)
 		}
 	}
-	out := make(Shape, r)
-	out[0], out[1] = x.Shape[0], Dim{Value: m}
-	for i := 0; i < sp; i++ {
-		v, err := w.outSize(i, x.Shape[2+i].Value, false)
-		if err != nil {
-			return err
-		}
-		out[2+i] = Dim{Value: v}
+	out, err := w.outShape(x.Shape, Dim{Value: m}, false)
+	if err != nil {
+		return err
 	}
 	setOut(n, 0, x.DType, out)
 	return nil
@@ -221,11 +238,8 @@ func inferConvTranspose(n *Node) error {
 		return fmt.Errorf("X has %d channels but W %v expects %d", c, wt.Shape, wt.Shape[0].Value)
 	}
 	m := wt.Shape[1].Value * group
-	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
-		return fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
-	}
 	sp := r - 2
-	w, err := readWindow(n, sp, wt.Shape[2:])
+	w, err := convWindow(n, m, sp, wt)
 	if err != nil {
 		return err
 	}

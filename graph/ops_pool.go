@@ -53,14 +53,9 @@ func inferPool(n *Node) error {
 		return err
 	}
 	ceil := n.AttrInt("ceil_mode") != 0
-	out := make(Shape, r)
-	out[0], out[1] = x.Shape[0], x.Shape[1]
-	for i := 0; i < sp; i++ {
-		v, err := w.outSize(i, x.Shape[2+i].Value, ceil)
-		if err != nil {
-			return err
-		}
-		out[2+i] = Dim{Value: v}
+	out, err := w.outShape(x.Shape, x.Shape[1], ceil)
+	if err != nil {
+		return err
 	}
 	setOut(n, 0, x.DType, out)
 	if len(n.Outputs) > 1 {
