@@ -171,7 +171,6 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 		return nil
 	}
 	out := dimsOf(outShape)
-	n := NumElements(out)
 	var ts []*Tensor
 	for _, t := range ins {
 		if t != nil {
@@ -181,29 +180,27 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 	if len(ts) == 0 {
 		return nil
 	}
-	isFloat := ts[0].DType.IsFloat()
-	if isFloat {
-		acc := make([]float64, n)
-		for k, t := range ts {
-			v, err := t.AsFloat64()
-			if err != nil {
-				return nil
-			}
-			idx := bcastIndex(out, t.Shape)
-			for i := range acc {
-				x := v[idx[i]]
-				if k == 0 {
-					acc[i] = x
-					continue
-				}
-				acc[i] = ApplyBinary(op, acc[i], x)
-			}
+	if ts[0].DType.IsFloat() {
+		acc := foldInto(op, out, ts, (*Tensor).AsFloat64)
+		if acc == nil {
+			return nil
 		}
 		return tensorFromFloat64(outDT, out, acc)
 	}
-	acc := make([]int64, n)
+	acc := foldInto(op, out, ts, (*Tensor).AsInt64)
+	if acc == nil {
+		return nil
+	}
+	return tensorFromInt64(outDT, out, acc)
+}
+
+// foldInto folds op over the tensors ts, each read by values and
+// broadcast to shape out, left to right. It returns nil when a tensor
+// cannot be read, or for an integer division by zero (left to run time).
+func foldInto[T int64 | float64](op BinaryOp, out []int, ts []*Tensor, values func(*Tensor) ([]T, error)) []T {
+	acc := make([]T, NumElements(out))
 	for k, t := range ts {
-		v, err := t.AsInt64()
+		v, err := values(t)
 		if err != nil {
 			return nil
 		}
@@ -214,13 +211,13 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 				acc[i] = x
 				continue
 			}
-			if op == BinDiv && x == 0 {
-				return nil // integer division by zero: leave it to run time
+			if op == BinDiv && x == 0 && IsIntegral[T]() {
+				return nil
 			}
 			acc[i] = ApplyBinary(op, acc[i], x)
 		}
 	}
-	return tensorFromInt64(outDT, out, acc)
+	return acc
 }
 
 // tensorFromInt64 converts int64 results to a tensor of dt.
