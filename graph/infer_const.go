@@ -139,22 +139,30 @@ func strides(s []int) []int {
 // bcastIndex maps every flat index of out to the flat index of the element
 // of an input of shape in (right-aligned numpy broadcasting).
 func bcastIndex(out, in []int) []int {
-	n := NumElements(out)
-	idx := make([]int, n)
 	ist := strides(in)
 	off := len(out) - len(in)
-	coord := make([]int, len(out))
-	for k := 0; k < n; k++ {
+	return walkIndex(out, func(coord []int) int {
 		j := 0
 		for a := off; a < len(out); a++ {
 			if in[a-off] != 1 {
 				j += coord[a] * ist[a-off]
 			}
 		}
-		idx[k] = j
-		for a := len(out) - 1; a >= 0; a-- {
+		return j
+	})
+}
+
+// walkIndex walks the coordinates of shape dims in row-major order and
+// returns src(coord) for each: the flat index of the element that lands
+// at that position.
+func walkIndex(dims []int, src func(coord []int) int) []int {
+	idx := make([]int, NumElements(dims))
+	coord := make([]int, len(dims))
+	for k := range idx {
+		idx[k] = src(coord)
+		for a := len(dims) - 1; a >= 0; a-- {
 			coord[a]++
-			if coord[a] < out[a] {
+			if coord[a] < dims[a] {
 				break
 			}
 			coord[a] = 0

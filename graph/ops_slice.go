@@ -302,23 +302,13 @@ func inferSlice(n *Node) error {
 	setOut(n, 0, x.DType, out)
 	if t := valueOf(x); t != nil && smallOut(out) && knownDType(t.DType) {
 		st := strides(t.Shape)
-		od := dimsOf(out)
-		idx := make([]int, NumElements(od))
-		coord := make([]int, r)
-		for k := range idx {
+		idx := walkIndex(dimsOf(out), func(coord []int) int {
 			j := 0
 			for a, rg := range ranges {
 				j += int(rg.start+int64(coord[a])*rg.step) * st[a]
 			}
-			idx[k] = j
-			for a := r - 1; a >= 0; a-- {
-				coord[a]++
-				if coord[a] < od[a] {
-					break
-				}
-				coord[a] = 0
-			}
-		}
+			return j
+		})
 		setKnown(n, 0, takeElems(t.DType, t.Data, idx, out))
 	}
 	return nil

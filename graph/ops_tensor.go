@@ -246,23 +246,13 @@ func inferTranspose(n *Node) error {
 	if t := valueOf(x); t != nil && smallOut(out) && knownDType(t.DType) {
 		in := t.Shape
 		st := strides(in)
-		od := dimsOf(out)
-		idx := make([]int, NumElements(od))
-		coord := make([]int, len(od))
-		for k := range idx {
+		idx := walkIndex(dimsOf(out), func(coord []int) int {
 			j := 0
 			for a, p := range perm {
 				j += coord[a] * st[p]
 			}
-			idx[k] = j
-			for a := len(od) - 1; a >= 0; a-- {
-				coord[a]++
-				if coord[a] < od[a] {
-					break
-				}
-				coord[a] = 0
-			}
-		}
+			return j
+		})
 		setKnown(n, 0, takeElems(t.DType, t.Data, idx, out))
 	}
 	return nil
