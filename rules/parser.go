@@ -321,17 +321,23 @@ func (p *parser) patExpr() *rawArg {
 		return &rawArg{pos: t.pos, node: p.opCall(t.text)}
 	}
 	a := &rawArg{pos: t.pos, name: t.text}
-	if p.isPunct(".") {
-		p.i++
-		n := p.tok()
-		if n.kind != tInt {
-			p.fail(n, "expected an output number after %s., found %s", t.text, describe(n))
-		}
-		p.i++
-		a.output, _ = strconv.Atoi(n.text)
-		a.hasOutput = true
-	}
+	a.output, a.hasOutput = p.outputSuffix(t)
 	return a
+}
+
+// outputSuffix parses an optional ".N" output number after the name t.
+func (p *parser) outputSuffix(t token) (int, bool) {
+	if !p.isPunct(".") {
+		return 0, false
+	}
+	p.i++
+	n := p.tok()
+	if n.kind != tInt {
+		p.fail(n, "expected an output number after %s., found %s", t.text, describe(n))
+	}
+	p.i++
+	out, _ := strconv.Atoi(n.text)
+	return out, true
 }
 
 // opCall parses Op[attrs](args) with the op name as the current token.
@@ -508,16 +514,7 @@ func (p *parser) primary() *Expr {
 			return e
 		}
 		e := &Expr{Op: EName, Pos: t.pos, Name: t.text}
-		if p.isPunct(".") {
-			p.i++
-			n := p.tok()
-			if n.kind != tInt {
-				p.fail(n, "expected an output number after %s., found %s", t.text, describe(n))
-			}
-			p.i++
-			e.Output, _ = strconv.Atoi(n.text)
-			e.HasOutput = true
-		}
+		e.Output, e.HasOutput = p.outputSuffix(t)
 		return e
 	case tPunct:
 		switch t.text {
