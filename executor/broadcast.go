@@ -146,6 +146,28 @@ func (it *rowIter) next(row int) {
 	}
 }
 
+// serial reports whether the plan's output is too small for cost units of
+// work per element to pay for splitting it across threads.
+func (p *bcastPlan) serial(rc *runCtx, cost int) bool {
+	return chunks(rc.threads, p.n, cost) <= 1
+}
+
+// eachRow calls f for the rows [lo, hi) in order with the row's index and
+// the offsets of its first element in each input.
+func (p *bcastPlan) eachRow(lo, hi int, f func(r int, offs [3]int)) {
+	if p.n == 0 || lo >= hi {
+		return
+	}
+	var it rowIter
+	it.start(p, lo)
+	for r := lo; r < hi; r++ {
+		if r > lo {
+			it.next(r)
+		}
+		f(r, it.offs)
+	}
+}
+
 // broadcastShape returns the numpy broadcast of shapes (assumed valid).
 func broadcastShape(shapes ...[]int) []int {
 	r := 0

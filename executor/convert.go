@@ -11,35 +11,25 @@ import (
 // truncate toward zero, numbers to bool test for non-zero, bool to numbers
 // gives 0 or 1.
 func castData(dst, src any) {
-	switch s := src.(type) {
-	case []float32:
-		castFrom(dst, s)
-	case []float64:
-		castFrom(dst, s)
-	case []int64:
-		castFrom(dst, s)
-	case []int32:
-		castFrom(dst, s)
-	case []int16:
-		castFrom(dst, s)
-	case []int8:
-		castFrom(dst, s)
-	case []uint64:
-		castFrom(dst, s)
-	case []uint32:
-		castFrom(dst, s)
-	case []uint16:
-		castFrom(dst, s)
-	case []uint8:
-		castFrom(dst, s)
-	case []bool:
-		castFromBool(dst, s)
-	default:
-		panic(fmt.Sprintf("runtime: cast from unsupported slice type %T", src))
+	if s, ok := src.([]bool); ok {
+		// A bool is stored as the byte 0 or 1, which casts alike.
+		castFrom[uint8](dst, words[uint8](s))
+		return
 	}
+	f, err := castFroms.forDT("cast", dtOfData(src))
+	if err != nil {
+		panic(fmt.Sprintf("executor: %v", err))
+	}
+	f(dst, src)
 }
 
-func castFrom[S numT](dst any, src []S) {
+var castFroms = numFns[func(dst, src any)]{
+	castFrom[float32], castFrom[float64], castFrom[int64], castFrom[int32], castFrom[int16],
+	castFrom[int8], castFrom[uint64], castFrom[uint32], castFrom[uint16], castFrom[uint8],
+}
+
+func castFrom[S numT](dst, srcData any) {
+	src := srcData.([]S)
 	switch d := dst.(type) {
 	case []float32:
 		castNum(d, src)
@@ -74,46 +64,6 @@ func castNum[D, S numT](dst []D, src []S) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] = D(v)
-	}
-}
-
-func castFromBool(dst any, src []bool) {
-	switch d := dst.(type) {
-	case []float32:
-		boolTo(d, src)
-	case []float64:
-		boolTo(d, src)
-	case []int64:
-		boolTo(d, src)
-	case []int32:
-		boolTo(d, src)
-	case []int16:
-		boolTo(d, src)
-	case []int8:
-		boolTo(d, src)
-	case []uint64:
-		boolTo(d, src)
-	case []uint32:
-		boolTo(d, src)
-	case []uint16:
-		boolTo(d, src)
-	case []uint8:
-		boolTo(d, src)
-	case []bool:
-		copy(d, src)
-	default:
-		panic(fmt.Sprintf("runtime: cast to unsupported slice type %T", dst))
-	}
-}
-
-func boolTo[D numT](dst []D, src []bool) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		if v {
-			dst[i] = 1
-		} else {
-			dst[i] = 0
-		}
 	}
 }
 

@@ -38,6 +38,20 @@ type binaryKernel struct {
 	plans  []*bcastPlan // plans[0] for inputs 0,1; plans[i] for (out, input i+1)
 	single bool         // one input: copy
 	inpl   []int
+	fn     binaryFn
+}
+
+// binaryFn evaluates d = a op b over a broadcast plan for typed slices of
+// one element type.
+type binaryFn = func(rc *runCtx, p *bcastPlan, op binOp, d, a, b any)
+
+var binaryRuns = numFns[binaryFn]{
+	binaryAny[float32], binaryAny[float64], binaryAny[int64], binaryAny[int32], binaryAny[int16],
+	binaryAny[int8], binaryAny[uint64], binaryAny[uint32], binaryAny[uint16], binaryAny[uint8],
+}
+
+func binaryAny[T numT](rc *runCtx, p *bcastPlan, op binOp, d, a, b any) {
+	binaryRun(rc, p, op, d.([]T), a.([]T), b.([]T))
 }
 
 func newBinaryKernel(ni *nodeInfo) (kernel, error) {
@@ -48,10 +62,11 @@ func newBinaryKernel(ni *nodeInfo) (kernel, error) {
 // left to right).
 func newBinaryKernelOp(ni *nodeInfo, op binOp) (*binaryKernel, error) {
 	out := ni.out(0)
-	k := &binaryKernel{op: op, dt: out.dt}
-	if !isNumericDT(out.dt) {
-		return nil, errDType(ni.node.Op, out.dt)
+	fn, err := binaryRuns.forDT(ni.node.Op, out.dt)
+	if err != nil {
+		return nil, err
 	}
+	k := &binaryKernel{op: op, dt: out.dt, fn: fn}
 	for i, in := range ni.ins {
 		if in == nil || in.dt != out.dt {
 			return nil, fmt.Errorf("input %d has dtype %v, want %v", i, dtOf(in), out.dt)
@@ -85,31 +100,7 @@ func (k *binaryKernel) run(rc *runCtx, ins, outs []any) error {
 		if i > 0 {
 			a = outs[0]
 		}
-		b := ins[i+1]
-		switch d := outs[0].(type) {
-		case []float32:
-			binaryRun(rc, p, k.op, d, a.([]float32), b.([]float32))
-		case []float64:
-			binaryRun(rc, p, k.op, d, a.([]float64), b.([]float64))
-		case []int64:
-			binaryRun(rc, p, k.op, d, a.([]int64), b.([]int64))
-		case []int32:
-			binaryRun(rc, p, k.op, d, a.([]int32), b.([]int32))
-		case []int16:
-			binaryRun(rc, p, k.op, d, a.([]int16), b.([]int16))
-		case []int8:
-			binaryRun(rc, p, k.op, d, a.([]int8), b.([]int8))
-		case []uint64:
-			binaryRun(rc, p, k.op, d, a.([]uint64), b.([]uint64))
-		case []uint32:
-			binaryRun(rc, p, k.op, d, a.([]uint32), b.([]uint32))
-		case []uint16:
-			binaryRun(rc, p, k.op, d, a.([]uint16), b.([]uint16))
-		case []uint8:
-			binaryRun(rc, p, k.op, d, a.([]uint8), b.([]uint8))
-		default:
-			return errDType("binary op", k.dt)
-		}
+		k.fn(rc, p, k.op, outs[0], a, ins[i+1])
 	}
 	return nil
 }
@@ -145,16 +136,10 @@ func binaryRun[T numT](rc *runCtx, p *bcastPlan, op binOp, d, a, b []T) {
 }
 
 func binaryRows[T numT](p *bcastPlan, op binOp, d, a, b []T, lo, hi int) {
-	sa, sb := p.innerStride(0), p.innerStride(1)
-	L := p.inner
-	var it rowIter
-	it.start(p, lo)
-	for r := lo; r < hi; r++ {
-		if r > lo {
-			it.next(r)
-		}
-		binaryRow(op, d[r*L:(r+1)*L], a[it.offs[0]:], sa, b[it.offs[1]:], sb)
-	}
+	sa, sb, L := p.innerStride(0), p.innerStride(1), p.inner
+	p.eachRow(lo, hi, func(r int, offs [3]int) {
+		binaryRow(op, d[r*L:(r+1)*L], a[offs[0]:], sa, b[offs[1]:], sb)
+	})
 }
 
 // binaryRow computes d[i] = a[i*sa] op b[i*sb] for strides 0 or 1.

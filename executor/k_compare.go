@@ -17,74 +17,74 @@ func init() {
 	registerKernel(newPReluKernel, "PRelu")
 }
 
-// bcastKernel evaluates f over a broadcast plan of two inputs; it holds
-// the plan and the op name, typed work happens in run.
+// bcastKernel evaluates a two-input elementwise function over a
+// broadcast plan; fn is the instantiation for the input dtype, picked when
+// the kernel is compiled.
 type bcastKernel struct {
 	plan *bcastPlan
 	op   string
 	fmod bool
+	fn   bcastFn
 }
 
-func newBcast2(ni *nodeInfo) (*bcastKernel, error) {
+// bcastFn runs a bcastKernel on typed inputs and output.
+type bcastFn = func(k *bcastKernel, rc *runCtx, ins, outs []any)
+
+func (k *bcastKernel) run(rc *runCtx, ins, outs []any) error {
+	k.fn(k, rc, ins, outs)
+	return nil
+}
+
+// newBcast2 compiles a two-input broadcast kernel whose numeric
+// instantiations are fns; bool inputs need a non-nil boolFn.
+func newBcast2(ni *nodeInfo, fns numFns[bcastFn], boolFn bcastFn) (kernel, error) {
 	a, b := ni.in(0), ni.in(1)
 	if a.dt != b.dt {
 		return nil, fmt.Errorf("inputs have dtypes %v and %v, want equal", a.dt, b.dt)
 	}
-	return &bcastKernel{plan: newBcastPlan(ni.out(0).shape, a.shape, b.shape), op: ni.node.Op}, nil
+	k := &bcastKernel{plan: newBcastPlan(ni.out(0).shape, a.shape, b.shape), op: ni.node.Op}
+	k.fmod = k.op == "Mod" && ni.node.AttrInt("fmod") != 0
+	if a.dt == graph.Bool && boolFn != nil {
+		k.fn = boolFn
+		return k, nil
+	}
+	var err error
+	k.fn, err = fns.forDT(k.op, a.dt)
+	return k, err
+}
+
+var cmpRuns = numFns[bcastFn]{
+	cmpRun[float32], cmpRun[float64], cmpRun[int64], cmpRun[int32], cmpRun[int16],
+	cmpRun[int8], cmpRun[uint64], cmpRun[uint32], cmpRun[uint16], cmpRun[uint8],
 }
 
 func newCompareKernel(ni *nodeInfo) (kernel, error) {
-	k, err := newBcast2(ni)
-	if err != nil {
-		return nil, err
+	if op := ni.node.Op; op == "And" || op == "Or" || op == "Xor" {
+		if dt := ni.in(0).dt; dt != graph.Bool {
+			return nil, errDType(op, dt)
+		}
+		return newBcast2(ni, nil, logicRun)
 	}
-	logic := k.op == "And" || k.op == "Or" || k.op == "Xor"
-	if dt := ni.in(0).dt; logic != (dt == graph.Bool) {
-		return nil, errDType(k.op, dt)
-	}
-	return &compareKernel{k}, nil
+	return newBcast2(ni, cmpRuns, nil)
 }
 
-type compareKernel struct{ *bcastKernel }
-
-func (k *compareKernel) run(rc *runCtx, ins, outs []any) error {
-	d := outs[0].([]bool)
-	switch a := ins[0].(type) {
-	case []bool:
-		var f func(x, y bool) bool
-		switch k.op {
-		case "And":
-			f = func(x, y bool) bool { return x && y }
-		case "Or":
-			f = func(x, y bool) bool { return x || y }
-		default:
-			f = func(x, y bool) bool { return x != y }
-		}
-		bcastMap(rc, k.plan, d, a, ins[1].([]bool), f)
-	case []float32:
-		bcastMap(rc, k.plan, d, a, ins[1].([]float32), cmpFunc[float32](k.op))
-	case []float64:
-		bcastMap(rc, k.plan, d, a, ins[1].([]float64), cmpFunc[float64](k.op))
-	case []int64:
-		bcastMap(rc, k.plan, d, a, ins[1].([]int64), cmpFunc[int64](k.op))
-	case []int32:
-		bcastMap(rc, k.plan, d, a, ins[1].([]int32), cmpFunc[int32](k.op))
-	case []int16:
-		bcastMap(rc, k.plan, d, a, ins[1].([]int16), cmpFunc[int16](k.op))
-	case []int8:
-		bcastMap(rc, k.plan, d, a, ins[1].([]int8), cmpFunc[int8](k.op))
-	case []uint64:
-		bcastMap(rc, k.plan, d, a, ins[1].([]uint64), cmpFunc[uint64](k.op))
-	case []uint32:
-		bcastMap(rc, k.plan, d, a, ins[1].([]uint32), cmpFunc[uint32](k.op))
-	case []uint16:
-		bcastMap(rc, k.plan, d, a, ins[1].([]uint16), cmpFunc[uint16](k.op))
-	case []uint8:
-		bcastMap(rc, k.plan, d, a, ins[1].([]uint8), cmpFunc[uint8](k.op))
+// logicRun is And, Or or Xor of bool inputs.
+func logicRun(k *bcastKernel, rc *runCtx, ins, outs []any) {
+	var f func(x, y bool) bool
+	switch k.op {
+	case "And":
+		f = func(x, y bool) bool { return x && y }
+	case "Or":
+		f = func(x, y bool) bool { return x || y }
 	default:
-		return errDType(k.op, dtOfData(ins[0]))
+		f = func(x, y bool) bool { return x != y }
 	}
-	return nil
+	bcastMap(rc, k.plan, outs[0].([]bool), ins[0].([]bool), ins[1].([]bool), f)
+}
+
+// cmpRun is an ordered comparison with a bool output.
+func cmpRun[T numT](k *bcastKernel, rc *runCtx, ins, outs []any) {
+	bcastMap(rc, k.plan, outs[0].([]bool), ins[0].([]T), ins[1].([]T), cmpFunc[T](k.op))
 }
 
 func cmpFunc[T numT](op string) func(a, b T) bool {
@@ -102,76 +102,40 @@ func cmpFunc[T numT](op string) func(a, b T) bool {
 // bcastMap sets d = f(a, b) over a two-input broadcast plan, in parallel
 // for large outputs.
 func bcastMap[A, D any](rc *runCtx, p *bcastPlan, d []D, a, b []A, f func(A, A) D) {
-	if p.n == 0 {
-		return
-	}
-	if chunks(rc.threads, p.n, 1) <= 1 {
+	if p.serial(rc, 1) {
 		bcastRows(p, d, a, b, f, 0, p.rows)
-		return
+	} else {
+		parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { bcastRows(p, d, a, b, f, lo, hi) })
 	}
-	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { bcastRows(p, d, a, b, f, lo, hi) })
 }
 
 // bcastRows computes rows [lo, hi) of the plan.
 func bcastRows[A, D any](p *bcastPlan, d []D, a, b []A, f func(A, A) D, lo, hi int) {
-	sa, sb := p.innerStride(0), p.innerStride(1)
-	L := p.inner
-	var it rowIter
-	it.start(p, lo)
-	for r := lo; r < hi; r++ {
-		if r > lo {
-			it.next(r)
-		}
+	sa, sb, L := p.innerStride(0), p.innerStride(1), p.inner
+	p.eachRow(lo, hi, func(r int, offs [3]int) {
 		row := d[r*L : (r+1)*L]
-		oa, ob := it.offs[0], it.offs[1]
+		oa, ob := offs[0], offs[1]
 		for i := range row {
 			row[i] = f(a[oa+i*sa], b[ob+i*sb])
 		}
-	}
+	})
 }
 
-func newModKernel(ni *nodeInfo) (kernel, error) {
-	k, err := newBcast2(ni)
-	if err != nil {
-		return nil, err
-	}
-	if !isNumericDT(ni.out(0).dt) {
-		return nil, errDType("Mod", ni.out(0).dt)
-	}
-	k.fmod = ni.node.AttrInt("fmod") != 0
-	return &modKernel{k}, nil
+var modRuns = numFns[bcastFn]{
+	modRunFloat[float32], modRunFloat[float64], modRunInt[int64], modRunInt[int32], modRunInt[int16],
+	modRunInt[int8], modRunInt[uint64], modRunInt[uint32], modRunInt[uint16], modRunInt[uint8],
 }
 
-type modKernel struct{ *bcastKernel }
+func newModKernel(ni *nodeInfo) (kernel, error) { return newBcast2(ni, modRuns, nil) }
 
-func (k *modKernel) run(rc *runCtx, ins, outs []any) error {
-	switch a := ins[0].(type) {
-	case []float32:
-		bcastMap(rc, k.plan, outs[0].([]float32), a, ins[1].([]float32), func(x, y float32) float32 {
-			return float32(modFloat(float64(x), float64(y), k.fmod))
-		})
-	case []float64:
-		bcastMap(rc, k.plan, outs[0].([]float64), a, ins[1].([]float64), func(x, y float64) float64 { return modFloat(x, y, k.fmod) })
-	case []int64:
-		bcastMap(rc, k.plan, outs[0].([]int64), a, ins[1].([]int64), modInt[int64](k.fmod))
-	case []int32:
-		bcastMap(rc, k.plan, outs[0].([]int32), a, ins[1].([]int32), modInt[int32](k.fmod))
-	case []int16:
-		bcastMap(rc, k.plan, outs[0].([]int16), a, ins[1].([]int16), modInt[int16](k.fmod))
-	case []int8:
-		bcastMap(rc, k.plan, outs[0].([]int8), a, ins[1].([]int8), modInt[int8](k.fmod))
-	case []uint64:
-		bcastMap(rc, k.plan, outs[0].([]uint64), a, ins[1].([]uint64), modInt[uint64](k.fmod))
-	case []uint32:
-		bcastMap(rc, k.plan, outs[0].([]uint32), a, ins[1].([]uint32), modInt[uint32](k.fmod))
-	case []uint16:
-		bcastMap(rc, k.plan, outs[0].([]uint16), a, ins[1].([]uint16), modInt[uint16](k.fmod))
-	case []uint8:
-		bcastMap(rc, k.plan, outs[0].([]uint8), a, ins[1].([]uint8), modInt[uint8](k.fmod))
-	default:
-		return errDType("Mod", dtOfData(ins[0]))
-	}
-	return nil
+func modRunFloat[T floatT](k *bcastKernel, rc *runCtx, ins, outs []any) {
+	bcastMap(rc, k.plan, outs[0].([]T), ins[0].([]T), ins[1].([]T), func(x, y T) T {
+		return T(modFloat(float64(x), float64(y), k.fmod))
+	})
+}
+
+func modRunInt[T intT](k *bcastKernel, rc *runCtx, ins, outs []any) {
+	bcastMap(rc, k.plan, outs[0].([]T), ins[0].([]T), ins[1].([]T), modInt[T](k.fmod))
 }
 
 // modFloat is C's fmod, or with fmod unset the remainder with the
@@ -199,33 +163,13 @@ func modInt[T intT](fmod bool) func(x, y T) T {
 	}
 }
 
-func newPReluKernel(ni *nodeInfo) (kernel, error) {
-	k, err := newBcast2(ni)
-	if err != nil {
-		return nil, err
-	}
-	if !isNumericDT(ni.out(0).dt) {
-		return nil, errDType("PRelu", ni.out(0).dt)
-	}
-	return &preluKernel{k}, nil
-}
+// PRelu supports the floats and the 64- and 32-bit signed integers.
+var preluRuns = numFns[bcastFn]{preluRun[float32], preluRun[float64], preluRun[int64], preluRun[int32]}
 
-type preluKernel struct{ *bcastKernel }
+func newPReluKernel(ni *nodeInfo) (kernel, error) { return newBcast2(ni, preluRuns, nil) }
 
-func (k *preluKernel) run(rc *runCtx, ins, outs []any) error {
-	switch a := ins[0].(type) {
-	case []float32:
-		bcastMap(rc, k.plan, outs[0].([]float32), a, ins[1].([]float32), prelu[float32])
-	case []float64:
-		bcastMap(rc, k.plan, outs[0].([]float64), a, ins[1].([]float64), prelu[float64])
-	case []int64:
-		bcastMap(rc, k.plan, outs[0].([]int64), a, ins[1].([]int64), prelu[int64])
-	case []int32:
-		bcastMap(rc, k.plan, outs[0].([]int32), a, ins[1].([]int32), prelu[int32])
-	default:
-		return errDType("PRelu", dtOfData(ins[0]))
-	}
-	return nil
+func preluRun[T numT](k *bcastKernel, rc *runCtx, ins, outs []any) {
+	bcastMap(rc, k.plan, outs[0].([]T), ins[0].([]T), ins[1].([]T), prelu[T])
 }
 
 func prelu[T numT](x, s T) T {

@@ -87,20 +87,13 @@ func (k *convKernel) scratchBytes() int {
 }
 
 func (k *convKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		var b []float32
-		if v := optIn(ins, 2); v != nil {
-			b = v.([]float32)
-		}
-		convRun(rc, k, outs[0].([]float32), x, ins[1].([]float32), b)
-	case []float64:
-		var b []float64
-		if v := optIn(ins, 2); v != nil {
-			b = v.([]float64)
-		}
-		convRun(rc, k, outs[0].([]float64), x, ins[1].([]float64), b)
-	}
+	return floatIO(rc, k, ins, outs, convRunIO[float32], convRunIO[float64])
+}
+
+// convRunIO reads the typed operands (the bias is optional).
+func convRunIO[T floatT](rc *runCtx, k *convKernel, ins, outs []any) error {
+	b, _ := optIn(ins, 2).([]T)
+	convRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
 	return nil
 }
 

@@ -85,20 +85,13 @@ func (k *convTransposeKernel) scratchBytes() int {
 }
 
 func (k *convTransposeKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		var b []float32
-		if v := optIn(ins, 2); v != nil {
-			b = v.([]float32)
-		}
-		convTransposeRun(rc, k, outs[0].([]float32), x, ins[1].([]float32), b)
-	case []float64:
-		var b []float64
-		if v := optIn(ins, 2); v != nil {
-			b = v.([]float64)
-		}
-		convTransposeRun(rc, k, outs[0].([]float64), x, ins[1].([]float64), b)
-	}
+	return floatIO(rc, k, ins, outs, convTransposeRunIO[float32], convTransposeRunIO[float64])
+}
+
+// convTransposeRunIO reads the typed operands (the bias is optional).
+func convTransposeRunIO[T floatT](rc *runCtx, k *convTransposeKernel, ins, outs []any) error {
+	b, _ := optIn(ins, 2).([]T)
+	convTransposeRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
 	return nil
 }
 

@@ -25,13 +25,8 @@ func newGatherKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &gatherKernel{outer: 1, inner: 1, axisLen: data.shape[axis], nIdx: idx.n}
-	for _, d := range data.shape[:axis] {
-		k.outer *= d
-	}
-	for _, d := range data.shape[axis+1:] {
-		k.inner *= d
-	}
+	k := &gatherKernel{axisLen: data.shape[axis], nIdx: idx.n}
+	k.outer, k.inner = aroundAxis(data.shape, axis)
 	if want := k.outer * k.nIdx * k.inner; want != ni.out(0).n {
 		return nil, fmt.Errorf("output has %d elements, want %d", ni.out(0).n, want)
 	}

@@ -45,33 +45,7 @@ func newConstantOfShapeKernel(ni *nodeInfo) (kernel, error) {
 }
 
 // repeatData returns n copies of the single element of one.
-func repeatData(one any, n int) any {
-	switch s := one.(type) {
-	case []float32:
-		return repeat(s[0], n)
-	case []float64:
-		return repeat(s[0], n)
-	case []int64:
-		return repeat(s[0], n)
-	case []int32:
-		return repeat(s[0], n)
-	case []int16:
-		return repeat(s[0], n)
-	case []int8:
-		return repeat(s[0], n)
-	case []uint64:
-		return repeat(s[0], n)
-	case []uint32:
-		return repeat(s[0], n)
-	case []uint16:
-		return repeat(s[0], n)
-	case []uint8:
-		return repeat(s[0], n)
-	case []bool:
-		return repeat(s[0], n)
-	}
-	panic(fmt.Sprintf("executor: unsupported slice type %T", one))
-}
+func repeatData(one any, n int) any { return mustKind("repeatData", dtOfData(one)).fill(one, n) }
 
 func repeat[T any](v T, n int) []T {
 	out := make([]T, n)
@@ -215,12 +189,14 @@ func newTileKernel(ni *nodeInfo) (kernel, error) {
 type cumSumKernel struct {
 	outer, n, inner    int
 	exclusive, reverse bool
+	fn                 func(k *cumSumKernel, y, x any)
 }
 
 func newCumSumKernel(ni *nodeInfo) (kernel, error) {
 	in := ni.in(0)
-	if !isNumericDT(in.dt) {
-		return nil, errDType("CumSum", in.dt)
+	fn, err := cumSumRuns.forDT("CumSum", in.dt)
+	if err != nil {
+		return nil, err
 	}
 	a, _, err := ni.constInts(1)
 	if err != nil {
@@ -233,38 +209,24 @@ func newCumSumKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &cumSumKernel{outer: 1, inner: 1, n: in.shape[ax],
+	k := &cumSumKernel{n: in.shape[ax], fn: fn,
 		exclusive: ni.node.AttrInt("exclusive") != 0, reverse: ni.node.AttrInt("reverse") != 0}
-	for _, d := range in.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[ax+1:] {
-		k.inner *= d
-	}
+	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 
 func (k *cumSumKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		cumSumRun(k, outs[0].([]float32), x)
-	case []float64:
-		cumSumRun(k, outs[0].([]float64), x)
-	case []int64:
-		cumSumRun(k, outs[0].([]int64), x)
-	case []int32:
-		cumSumRun(k, outs[0].([]int32), x)
-	case []uint64:
-		cumSumRun(k, outs[0].([]uint64), x)
-	case []uint32:
-		cumSumRun(k, outs[0].([]uint32), x)
-	default:
-		return errDType("CumSum", dtOfData(ins[0]))
-	}
+	k.fn(k, outs[0], ins[0])
 	return nil
 }
 
-func cumSumRun[T numT](k *cumSumKernel, y, x []T) {
+var cumSumRuns = numFns[func(k *cumSumKernel, y, x any)]{
+	cumSumRun[float32], cumSumRun[float64], cumSumRun[int64], cumSumRun[int32], cumSumRun[int16],
+	cumSumRun[int8], cumSumRun[uint64], cumSumRun[uint32], cumSumRun[uint16], cumSumRun[uint8],
+}
+
+func cumSumRun[T numT](k *cumSumKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	for o := 0; o < k.outer; o++ {
 		for in := 0; in < k.inner; in++ {
 			base := o*k.n*k.inner + in

@@ -87,16 +87,11 @@ func expandPlan(from, to []int) (*copyPlan, error) {
 func (k *layerNormKernel) scratchBytes() int { return 2 * 8 * k.norm }
 
 func (k *layerNormKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		layerNormRun[float32](rc, k, x, ins, outs)
-	case []float64:
-		layerNormRun[float64](rc, k, x, ins, outs)
-	}
-	return nil
+	return floatIO(rc, k, ins, outs, layerNormRun[float32], layerNormRun[float64])
 }
 
-func layerNormRun[T floatT](rc *runCtx, k *layerNormKernel, x []T, ins, outs []any) {
+func layerNormRun[T floatT](rc *runCtx, k *layerNormKernel, ins, outs []any) error {
+	x := ins[0].([]T)
 	var params [2][]T
 	for i := 0; i < 2; i++ {
 		v := optIn(ins, i+1)
@@ -122,11 +117,12 @@ func layerNormRun[T floatT](rc *runCtx, k *layerNormKernel, x []T, ins, outs []a
 	scale, bias := params[0], params[1]
 	if chunks(rc.threads, k.outer, 4*k.norm) <= 1 {
 		layerNormRows(k, y, x, scale, bias, mean, inv, 0, k.outer)
-		return
+		return nil
 	}
 	parallelFor(rc.threads, k.outer, 4*k.norm, func(lo, hi int) {
 		layerNormRows(k, y, x, scale, bias, mean, inv, lo, hi)
 	})
+	return nil
 }
 
 // layerNormRows normalises rows [lo, hi), storing the statistics in mean

@@ -37,22 +37,18 @@ func newLossKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *lossKernel) run(rc *runCtx, ins, outs []any) error {
-	target := indexData(ins[1])
-	var logProb any
+	return floatIO(rc, k, ins, outs, lossIO[float32], lossIO[float64])
+}
+
+// lossIO reads the typed operands: the weights and the log-probability
+// output are optional.
+func lossIO[T floatT](rc *runCtx, k *lossKernel, ins, outs []any) error {
+	var lp []T
 	if len(outs) > 1 {
-		logProb = outs[1]
+		lp, _ = outs[1].([]T)
 	}
-	switch x := ins[0].(type) {
-	case []float32:
-		w, _ := optIn(ins, 2).([]float32)
-		lp, _ := logProb.([]float32)
-		return lossRun(rc, k, outs[0].([]float32), lp, x, w, target)
-	case []float64:
-		w, _ := optIn(ins, 2).([]float64)
-		lp, _ := logProb.([]float64)
-		return lossRun(rc, k, outs[0].([]float64), lp, x, w, target)
-	}
-	return nil
+	w, _ := optIn(ins, 2).([]T)
+	return lossRun(rc, k, outs[0].([]T), lp, ins[0].([]T), w, indexData(ins[1]))
 }
 
 func lossRun[T floatT](rc *runCtx, k *lossKernel, y, logProb, x, w []T, target []int64) error {

@@ -140,33 +140,28 @@ func mapRun[A, B any](rc *runCtx, y []B, x []A, cost int, f func(A) B) {
 }
 
 // signedKernel is Neg, Abs or Sign on any signed type.
-type signedKernel struct{ op string }
+type signedKernel struct {
+	op string
+	fn func(rc *runCtx, op string, y, x any)
+}
+
+// signedRuns covers the floats and the signed integers.
+var signedRuns = numFns[func(rc *runCtx, op string, y, x any)]{
+	signedRun[float32], signedRun[float64], signedRun[int64], signedRun[int32], signedRun[int16], signedRun[int8],
+}
 
 func newSignedKernel(ni *nodeInfo) (kernel, error) {
-	switch ni.out(0).dt {
-	case graph.Float32, graph.Float64, graph.Int64, graph.Int32, graph.Int16, graph.Int8:
-		return &signedKernel{op: ni.node.Op}, nil
+	fn, err := signedRuns.forDT(ni.node.Op, ni.out(0).dt)
+	if err != nil {
+		return nil, err
 	}
-	return nil, errDType(ni.node.Op, ni.out(0).dt)
+	return &signedKernel{op: ni.node.Op, fn: fn}, nil
 }
 
 func (k *signedKernel) inPlace() []int { return []int{0} }
 
 func (k *signedKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		signedRun(rc, k.op, outs[0].([]float32), x)
-	case []float64:
-		signedRun(rc, k.op, outs[0].([]float64), x)
-	case []int64:
-		signedRun(rc, k.op, outs[0].([]int64), x)
-	case []int32:
-		signedRun(rc, k.op, outs[0].([]int32), x)
-	case []int16:
-		signedRun(rc, k.op, outs[0].([]int16), x)
-	case []int8:
-		signedRun(rc, k.op, outs[0].([]int8), x)
-	}
+	k.fn(rc, k.op, outs[0], ins[0])
 	return nil
 }
 
@@ -174,7 +169,8 @@ type signedT interface {
 	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64
 }
 
-func signedRun[T signedT](rc *runCtx, op string, y, x []T) {
+func signedRun[T signedT](rc *runCtx, op string, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	switch op {
 	case "Neg":
 		mapRun(rc, y, x, 1, func(v T) T { return -v })

@@ -34,25 +34,15 @@ func newAxisLineKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &axisLineKernel{outer: 1, inner: 1, n: in.shape[ax], hardmax: ni.node.Op == "Hardmax"}
-	for _, d := range in.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[ax+1:] {
-		k.inner *= d
-	}
+	k := &axisLineKernel{n: in.shape[ax], hardmax: ni.node.Op == "Hardmax"}
+	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 
 func (k *axisLineKernel) inPlace() []int { return []int{0} }
 
 func (k *axisLineKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		axisLineRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		axisLineRun(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], axisLineRun[float32], axisLineRun[float64])
 	return nil
 }
 
@@ -117,12 +107,11 @@ func newGroupNormKernel(ni *nodeInfo) (kernel, error) {
 func (k *groupNormKernel) inPlace() []int { return []int{0} }
 
 func (k *groupNormKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		groupNormRun(rc, k, outs[0].([]float32), x, ins[1].([]float32), ins[2].([]float32))
-	case []float64:
-		groupNormRun(rc, k, outs[0].([]float64), x, ins[1].([]float64), ins[2].([]float64))
-	}
+	return floatIO(rc, k, ins, outs, groupNormIO[float32], groupNormIO[float64])
+}
+
+func groupNormIO[T floatT](rc *runCtx, k *groupNormKernel, ins, outs []any) error {
+	groupNormRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), ins[2].([]T))
 	return nil
 }
 
@@ -186,12 +175,7 @@ func newLRNKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *lrnKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		lrnRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		lrnRun(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], lrnRun[float32], lrnRun[float64])
 	return nil
 }
 
@@ -232,12 +216,7 @@ func newMVNKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *mvnKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		mvnRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		mvnRun(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], mvnRun[float32], mvnRun[float64])
 	return nil
 }
 
@@ -266,33 +245,32 @@ func mvnRun[T floatT](rc *runCtx, k *mvnKernel, y, x []T) {
 }
 
 // globalMaxKernel takes the maximum of each [N*C] row of spatial elements.
-type globalMaxKernel struct{ rows, spatial int }
+type globalMaxKernel struct {
+	rows, spatial int
+	fn            func(k *globalMaxKernel, y, x any)
+}
 
 func newGlobalMaxKernel(ni *nodeInfo) (kernel, error) {
 	in := ni.in(0)
-	if !isNumericDT(in.dt) {
-		return nil, errDType("GlobalMaxPool", in.dt)
+	fn, err := globalMaxRuns.forDT("GlobalMaxPool", in.dt)
+	if err != nil {
+		return nil, err
 	}
-	return &globalMaxKernel{rows: ni.out(0).n, spatial: in.n / max(ni.out(0).n, 1)}, nil
+	return &globalMaxKernel{rows: ni.out(0).n, spatial: in.n / max(ni.out(0).n, 1), fn: fn}, nil
+}
+
+// GlobalMaxPool serves the floats and the 64- and 32-bit signed integers.
+var globalMaxRuns = numFns[func(k *globalMaxKernel, y, x any)]{
+	globalMaxRun[float32], globalMaxRun[float64], globalMaxRun[int64], globalMaxRun[int32],
 }
 
 func (k *globalMaxKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		globalMaxRun(k, outs[0].([]float32), x)
-	case []float64:
-		globalMaxRun(k, outs[0].([]float64), x)
-	case []int64:
-		globalMaxRun(k, outs[0].([]int64), x)
-	case []int32:
-		globalMaxRun(k, outs[0].([]int32), x)
-	default:
-		return errDType("GlobalMaxPool", dtOfData(ins[0]))
-	}
+	k.fn(k, outs[0], ins[0])
 	return nil
 }
 
-func globalMaxRun[T numT](k *globalMaxKernel, y, x []T) {
+func globalMaxRun[T numT](k *globalMaxKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	for r := range y {
 		m := lowest[T]()
 		for _, v := range x[r*k.spatial : (r+1)*k.spatial] {

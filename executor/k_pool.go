@@ -22,14 +22,26 @@ type poolKernel struct {
 	div      []float64 // average: divisor for every output position
 	colMajor bool      // MaxPool storage_order=1 for Indices
 	dt       graph.DType
+	fn       func(rc *runCtx, k *poolKernel, y, x any, idx []int64)
+}
+
+// MaxPool serves every numeric dtype, AveragePool the floats.
+var poolRuns = numFns[func(rc *runCtx, k *poolKernel, y, x any, idx []int64)]{
+	poolRun[float32], poolRun[float64], poolRun[int64], poolRun[int32], poolRun[int16],
+	poolRun[int8], poolRun[uint64], poolRun[uint32], poolRun[uint16], poolRun[uint8],
 }
 
 func newPoolKernel(ni *nodeInfo) (kernel, error) {
 	x, out := ni.in(0), ni.out(0)
 	n := ni.node
 	k := &poolKernel{isMax: n.Op == "MaxPool", dt: x.dt}
-	if k.isMax && !isNumericDT(x.dt) || !k.isMax && !isFloatDT(x.dt) {
-		return nil, errDType(n.Op, x.dt)
+	fns := poolRuns
+	if !k.isMax {
+		fns = fns[:2]
+	}
+	var err error
+	if k.fn, err = fns.forDT(n.Op, x.dt); err != nil {
+		return nil, err
 	}
 	r := len(x.shape)
 	if r < 3 || len(out.shape) != r {
@@ -89,34 +101,12 @@ func (k *poolKernel) run(rc *runCtx, ins, outs []any) error {
 	if len(outs) > 1 && outs[1] != nil {
 		idx = outs[1].([]int64)
 	}
-	switch x := ins[0].(type) {
-	case []float32:
-		poolRun(rc, k, outs[0].([]float32), x, idx)
-	case []float64:
-		poolRun(rc, k, outs[0].([]float64), x, idx)
-	case []int64:
-		poolRun(rc, k, outs[0].([]int64), x, idx)
-	case []int32:
-		poolRun(rc, k, outs[0].([]int32), x, idx)
-	case []int16:
-		poolRun(rc, k, outs[0].([]int16), x, idx)
-	case []int8:
-		poolRun(rc, k, outs[0].([]int8), x, idx)
-	case []uint64:
-		poolRun(rc, k, outs[0].([]uint64), x, idx)
-	case []uint32:
-		poolRun(rc, k, outs[0].([]uint32), x, idx)
-	case []uint16:
-		poolRun(rc, k, outs[0].([]uint16), x, idx)
-	case []uint8:
-		poolRun(rc, k, outs[0].([]uint8), x, idx)
-	default:
-		return errDType("pooling", k.dt)
-	}
+	k.fn(rc, k, outs[0], ins[0], idx)
 	return nil
 }
 
-func poolRun[T numT](rc *runCtx, k *poolKernel, y, x []T, idx []int64) {
+func poolRun[T numT](rc *runCtx, k *poolKernel, yd, xd any, idx []int64) {
+	y, x := yd.([]T), xd.([]T)
 	cost := k.geo.outPlane * k.geo.taps
 	if chunks(rc.threads, k.planes, cost) <= 1 {
 		poolPlanes(k, y, x, idx, 0, k.planes)
@@ -214,12 +204,7 @@ func newGlobalAvgPoolKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *globalAvgPoolKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		globalAvg(rc, k, outs[0].([]float32), x)
-	case []float64:
-		globalAvg(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], globalAvg[float32], globalAvg[float64])
 	return nil
 }
 

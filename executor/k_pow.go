@@ -19,6 +19,7 @@ type powKernel struct {
 	viaF64 bool // integer base with float exponent: compute in float64
 	xn     int
 	outN   int
+	fn     binaryFn
 }
 
 func newPowKernel(ni *nodeInfo) (kernel, error) {
@@ -28,6 +29,10 @@ func newPowKernel(ni *nodeInfo) (kernel, error) {
 	}
 	k := &powKernel{plan: newBcastPlan(out.shape, x.shape, y.shape), dt: x.dt, expDT: y.dt,
 		expN: y.n, mixed: x.dt != y.dt, xn: x.n, outN: out.n}
+	var err error
+	if k.fn, err = binaryRuns.forDT("Pow", x.dt); err != nil {
+		return nil, err
+	}
 	if slices.Equal(x.shape, out.shape) {
 		k.inpl = []int{0}
 	}
@@ -66,30 +71,7 @@ func (k *powKernel) run(rc *runCtx, ins, outs []any) error {
 		castData(conv, y)
 		y = conv
 	}
-	switch d := outs[0].(type) {
-	case []float32:
-		binaryRun(rc, k.plan, opPow, d, x.([]float32), y.([]float32))
-	case []float64:
-		binaryRun(rc, k.plan, opPow, d, x.([]float64), y.([]float64))
-	case []int64:
-		binaryRun(rc, k.plan, opPow, d, x.([]int64), y.([]int64))
-	case []int32:
-		binaryRun(rc, k.plan, opPow, d, x.([]int32), y.([]int32))
-	case []int16:
-		binaryRun(rc, k.plan, opPow, d, x.([]int16), y.([]int16))
-	case []int8:
-		binaryRun(rc, k.plan, opPow, d, x.([]int8), y.([]int8))
-	case []uint64:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint64), y.([]uint64))
-	case []uint32:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint32), y.([]uint32))
-	case []uint16:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint16), y.([]uint16))
-	case []uint8:
-		binaryRun(rc, k.plan, opPow, d, x.([]uint8), y.([]uint8))
-	default:
-		return errDType("Pow", k.dt)
-	}
+	k.fn(rc, k.plan, opPow, outs[0], x, y)
 	return nil
 }
 

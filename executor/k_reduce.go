@@ -31,6 +31,12 @@ type reduceKernel struct {
 	yStr   []int  // output stride of each group (0 for reduced)
 	count  int    // elements reduced into each output
 	noop   bool
+	fn     func(rc *runCtx, k *reduceKernel, y, x any)
+}
+
+var reduceRuns = numFns[func(rc *runCtx, k *reduceKernel, y, x any)]{
+	reduceRun[float32], reduceRun[float64], reduceRun[int64], reduceRun[int32], reduceRun[int16],
+	reduceRun[int8], reduceRun[uint64], reduceRun[uint32], reduceRun[uint16], reduceRun[uint8],
 }
 
 func newReduceKernel(ni *nodeInfo) (kernel, error) {
@@ -44,8 +50,9 @@ func newReduceKernel(ni *nodeInfo) (kernel, error) {
 	default:
 		k.op = redMax
 	}
-	if !isNumericDT(out.dt) {
-		return nil, errDType(ni.node.Op, out.dt)
+	var err error
+	if k.fn, err = reduceRuns.forDT(ni.node.Op, out.dt); err != nil {
+		return nil, err
 	}
 	r := len(in.shape)
 	axes, _, err := ni.constInts(1)
@@ -112,34 +119,12 @@ func (k *reduceKernel) run(rc *runCtx, ins, outs []any) error {
 		copyData(outs[0], ins[0])
 		return nil
 	}
-	switch x := ins[0].(type) {
-	case []float32:
-		reduceRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		reduceRun(rc, k, outs[0].([]float64), x)
-	case []int64:
-		reduceRun(rc, k, outs[0].([]int64), x)
-	case []int32:
-		reduceRun(rc, k, outs[0].([]int32), x)
-	case []int16:
-		reduceRun(rc, k, outs[0].([]int16), x)
-	case []int8:
-		reduceRun(rc, k, outs[0].([]int8), x)
-	case []uint64:
-		reduceRun(rc, k, outs[0].([]uint64), x)
-	case []uint32:
-		reduceRun(rc, k, outs[0].([]uint32), x)
-	case []uint16:
-		reduceRun(rc, k, outs[0].([]uint16), x)
-	case []uint8:
-		reduceRun(rc, k, outs[0].([]uint8), x)
-	default:
-		return errDType("reduction", k.dt)
-	}
+	k.fn(rc, k, outs[0], ins[0])
 	return nil
 }
 
-func reduceRun[T numT](rc *runCtx, k *reduceKernel, y, x []T) {
+func reduceRun[T numT](rc *runCtx, k *reduceKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	init := T(0)
 	if k.op == redMax {
 		init = lowest[T]()

@@ -49,18 +49,26 @@ type reduceMoreKernel struct {
 	op   string
 	lay  reduceLayout
 	noop bool
+	fn   func(rc *runCtx, k *reduceMoreKernel, y, x any)
+}
+
+var reduceMoreRuns = numFns[func(rc *runCtx, k *reduceMoreKernel, y, x any)]{
+	reduceMoreRun[float32], reduceMoreRun[float64], reduceMoreRun[int64], reduceMoreRun[int32],
+	reduceMoreRun[int16], reduceMoreRun[int8], reduceMoreRun[uint64], reduceMoreRun[uint32],
+	reduceMoreRun[uint16], reduceMoreRun[uint8],
 }
 
 func newReduceMoreKernel(ni *nodeInfo) (kernel, error) {
 	in, out := ni.in(0), ni.out(0)
-	if !isNumericDT(out.dt) {
-		return nil, errDType(ni.node.Op, out.dt)
+	fn, err := reduceMoreRuns.forDT(ni.node.Op, out.dt)
+	if err != nil {
+		return nil, err
 	}
 	axes, _, err := ni.constInts(1)
 	if err != nil {
 		return nil, err
 	}
-	k := &reduceMoreKernel{op: ni.node.Op}
+	k := &reduceMoreKernel{op: ni.node.Op, fn: fn}
 	if len(axes) == 0 && ni.node.AttrInt("noop_with_empty_axes") != 0 {
 		k.noop = true
 		return k, nil
@@ -85,34 +93,12 @@ func (k *reduceMoreKernel) run(rc *runCtx, ins, outs []any) error {
 		copyData(outs[0], ins[0])
 		return nil
 	}
-	switch x := ins[0].(type) {
-	case []float32:
-		reduceMoreRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		reduceMoreRun(rc, k, outs[0].([]float64), x)
-	case []int64:
-		reduceMoreRun(rc, k, outs[0].([]int64), x)
-	case []int32:
-		reduceMoreRun(rc, k, outs[0].([]int32), x)
-	case []int16:
-		reduceMoreRun(rc, k, outs[0].([]int16), x)
-	case []int8:
-		reduceMoreRun(rc, k, outs[0].([]int8), x)
-	case []uint64:
-		reduceMoreRun(rc, k, outs[0].([]uint64), x)
-	case []uint32:
-		reduceMoreRun(rc, k, outs[0].([]uint32), x)
-	case []uint16:
-		reduceMoreRun(rc, k, outs[0].([]uint16), x)
-	case []uint8:
-		reduceMoreRun(rc, k, outs[0].([]uint8), x)
-	default:
-		return errDType(k.op, graph.Undefined)
-	}
+	k.fn(rc, k, outs[0], ins[0])
 	return nil
 }
 
-func reduceMoreRun[T numT](rc *runCtx, k *reduceMoreKernel, y, x []T) {
+func reduceMoreRun[T numT](rc *runCtx, k *reduceMoreKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	off := k.lay.off
 	parallelFor(rc.threads, len(y), len(off), func(lo, hi int) {
 		for o := lo; o < hi; o++ {
@@ -198,56 +184,37 @@ func reduceOne[T numT](op string, x []T, b int, off []int) T {
 type argKernel struct {
 	outer, n, inner int
 	max, last       bool
+	fn              func(rc *runCtx, k *argKernel, y []int64, x any)
+}
+
+var argRuns = numFns[func(rc *runCtx, k *argKernel, y []int64, x any)]{
+	argRun[float32], argRun[float64], argRun[int64], argRun[int32], argRun[int16],
+	argRun[int8], argRun[uint64], argRun[uint32], argRun[uint16], argRun[uint8],
 }
 
 func newArgKernel(ni *nodeInfo) (kernel, error) {
 	in := ni.in(0)
-	if !isNumericDT(in.dt) {
-		return nil, errDType(ni.node.Op, in.dt)
+	fn, err := argRuns.forDT(ni.node.Op, in.dt)
+	if err != nil {
+		return nil, err
 	}
 	ax, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
 	if err != nil {
 		return nil, err
 	}
-	k := &argKernel{outer: 1, inner: 1, n: in.shape[ax], max: ni.node.Op == "ArgMax",
-		last: ni.node.AttrInt("select_last_index") != 0}
-	for _, d := range in.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[ax+1:] {
-		k.inner *= d
-	}
+	k := &argKernel{n: in.shape[ax], max: ni.node.Op == "ArgMax",
+		last: ni.node.AttrInt("select_last_index") != 0, fn: fn}
+	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 
 func (k *argKernel) run(rc *runCtx, ins, outs []any) error {
-	y := outs[0].([]int64)
-	switch x := ins[0].(type) {
-	case []float32:
-		argRun(rc, k, y, x)
-	case []float64:
-		argRun(rc, k, y, x)
-	case []int64:
-		argRun(rc, k, y, x)
-	case []int32:
-		argRun(rc, k, y, x)
-	case []int16:
-		argRun(rc, k, y, x)
-	case []int8:
-		argRun(rc, k, y, x)
-	case []uint64:
-		argRun(rc, k, y, x)
-	case []uint32:
-		argRun(rc, k, y, x)
-	case []uint16:
-		argRun(rc, k, y, x)
-	case []uint8:
-		argRun(rc, k, y, x)
-	}
+	k.fn(rc, k, outs[0].([]int64), ins[0])
 	return nil
 }
 
-func argRun[T numT](rc *runCtx, k *argKernel, y []int64, x []T) {
+func argRun[T numT](rc *runCtx, k *argKernel, y []int64, xd any) {
+	x := xd.([]T)
 	if k.n == 0 {
 		return
 	}

@@ -366,12 +366,7 @@ func (k *resizeKernel) run(rc *runCtx, ins, outs []any) error {
 		copyData(outs[0], ins[0])
 		return nil
 	}
-	switch x := ins[0].(type) {
-	case []float32:
-		resizeRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		resizeRun(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], resizeRun[float32], resizeRun[float64])
 	return nil
 }
 

@@ -11,78 +11,34 @@ func init() {
 	registerKernel(newWhereKernel, "Where")
 }
 
-// equalKernel is Equal with broadcasting; output is bool.
-type equalKernel struct {
-	plan *bcastPlan
-	dt   graph.DType
+// Equal compares with broadcasting into a bool output; it serves every
+// dtype.
+var equalRuns = numFns[bcastFn]{
+	equalRun[float32], equalRun[float64], equalRun[int64], equalRun[int32], equalRun[int16],
+	equalRun[int8], equalRun[uint64], equalRun[uint32], equalRun[uint16], equalRun[uint8],
 }
 
-func newEqualKernel(ni *nodeInfo) (kernel, error) {
-	a, b := ni.in(0), ni.in(1)
-	if a.dt != b.dt {
-		return nil, fmt.Errorf("inputs have dtypes %v and %v, want equal", a.dt, b.dt)
-	}
-	return &equalKernel{plan: newBcastPlan(ni.out(0).shape, a.shape, b.shape), dt: a.dt}, nil
-}
+func newEqualKernel(ni *nodeInfo) (kernel, error) { return newBcast2(ni, equalRuns, equalRun[bool]) }
 
-func (k *equalKernel) run(rc *runCtx, ins, outs []any) error {
-	d := outs[0].([]bool)
-	switch a := ins[0].(type) {
-	case []float32:
-		equalRun(rc, k.plan, d, a, ins[1].([]float32))
-	case []float64:
-		equalRun(rc, k.plan, d, a, ins[1].([]float64))
-	case []int64:
-		equalRun(rc, k.plan, d, a, ins[1].([]int64))
-	case []int32:
-		equalRun(rc, k.plan, d, a, ins[1].([]int32))
-	case []int16:
-		equalRun(rc, k.plan, d, a, ins[1].([]int16))
-	case []int8:
-		equalRun(rc, k.plan, d, a, ins[1].([]int8))
-	case []uint64:
-		equalRun(rc, k.plan, d, a, ins[1].([]uint64))
-	case []uint32:
-		equalRun(rc, k.plan, d, a, ins[1].([]uint32))
-	case []uint16:
-		equalRun(rc, k.plan, d, a, ins[1].([]uint16))
-	case []uint8:
-		equalRun(rc, k.plan, d, a, ins[1].([]uint8))
-	case []bool:
-		equalRun(rc, k.plan, d, a, ins[1].([]bool))
-	default:
-		return errDType("Equal", k.dt)
-	}
-	return nil
-}
-
-func equalRun[T comparable](rc *runCtx, p *bcastPlan, d []bool, a, b []T) {
-	if p.n == 0 {
-		return
-	}
-	if chunks(rc.threads, p.n, 1) <= 1 {
+func equalRun[T comparable](k *bcastKernel, rc *runCtx, ins, outs []any) {
+	p, d, a, b := k.plan, outs[0].([]bool), ins[0].([]T), ins[1].([]T)
+	if p.serial(rc, 1) {
 		equalRows(p, d, a, b, 0, p.rows)
-		return
+	} else {
+		parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { equalRows(p, d, a, b, lo, hi) })
 	}
-	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { equalRows(p, d, a, b, lo, hi) })
 }
 
 // equalRows compares rows [lo, hi) of the plan.
 func equalRows[T comparable](p *bcastPlan, d []bool, a, b []T, lo, hi int) {
-	sa, sb := p.innerStride(0), p.innerStride(1)
-	L := p.inner
-	var it rowIter
-	it.start(p, lo)
-	for r := lo; r < hi; r++ {
-		if r > lo {
-			it.next(r)
-		}
+	sa, sb, L := p.innerStride(0), p.innerStride(1), p.inner
+	p.eachRow(lo, hi, func(r int, offs [3]int) {
 		row := d[r*L : (r+1)*L]
-		oa, ob := it.offs[0], it.offs[1]
+		oa, ob := offs[0], offs[1]
 		for i := range row {
 			row[i] = a[oa+i*sa] == b[ob+i*sb]
 		}
-	}
+	})
 }
 
 // whereKernel is Where(condition, X, Y) with three-way broadcasting; it
@@ -118,29 +74,21 @@ func (k *whereKernel) run(rc *runCtx, ins, outs []any) error {
 	return nil
 }
 
+// whereRun selects over the plan's rows, in parallel for large outputs.
 func whereRun[W any](rc *runCtx, p *bcastPlan, d []W, c []bool, x, y []W) {
-	if p.n == 0 {
-		return
-	}
-	if chunks(rc.threads, p.n, 1) <= 1 {
+	if p.serial(rc, 1) {
 		whereRows(p, d, c, x, y, 0, p.rows)
-		return
+	} else {
+		parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { whereRows(p, d, c, x, y, lo, hi) })
 	}
-	parallelFor(rc.threads, p.rows, p.inner, func(lo, hi int) { whereRows(p, d, c, x, y, lo, hi) })
 }
 
 // whereRows selects rows [lo, hi) of the plan.
 func whereRows[W any](p *bcastPlan, d []W, c []bool, x, y []W, lo, hi int) {
-	sc, sx, sy := p.innerStride(0), p.innerStride(1), p.innerStride(2)
-	L := p.inner
-	var it rowIter
-	it.start(p, lo)
-	for r := lo; r < hi; r++ {
-		if r > lo {
-			it.next(r)
-		}
+	sc, sx, sy, L := p.innerStride(0), p.innerStride(1), p.innerStride(2), p.inner
+	p.eachRow(lo, hi, func(r int, offs [3]int) {
 		row := d[r*L : (r+1)*L]
-		oc, ox, oy := it.offs[0], it.offs[1], it.offs[2]
+		oc, ox, oy := offs[0], offs[1], offs[2]
 		for i := range row {
 			if c[oc+i*sc] {
 				row[i] = x[ox+i*sx]
@@ -148,5 +96,5 @@ func whereRows[W any](p *bcastPlan, d []W, c []bool, x, y []W, lo, hi int) {
 				row[i] = y[oy+i*sy]
 			}
 		}
-	}
+	})
 }

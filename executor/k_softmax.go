@@ -24,25 +24,15 @@ func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &softmaxKernel{outer: 1, inner: 1, n: in.shape[axis]}
-	for _, d := range in.shape[:axis] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[axis+1:] {
-		k.inner *= d
-	}
+	k := &softmaxKernel{n: in.shape[axis]}
+	k.outer, k.inner = aroundAxis(in.shape, axis)
 	return k, nil
 }
 
 func (k *softmaxKernel) inPlace() []int { return []int{0} }
 
 func (k *softmaxKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		softmaxRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		softmaxRun(rc, k, outs[0].([]float64), x)
-	}
+	floatYX(rc, k, outs[0], ins[0], softmaxRun[float32], softmaxRun[float64])
 	return nil
 }
 

@@ -16,25 +16,27 @@ func init() {
 type topKKernel struct {
 	outer, n, inner, k int
 	largest            bool
+	fn                 func(rc *runCtx, k *topKKernel, vals any, idx []int64, x any)
+}
+
+var topKRuns = numFns[func(rc *runCtx, k *topKKernel, vals any, idx []int64, x any)]{
+	topKRun[float32], topKRun[float64], topKRun[int64], topKRun[int32], topKRun[int16],
+	topKRun[int8], topKRun[uint64], topKRun[uint32], topKRun[uint16], topKRun[uint8],
 }
 
 func newTopKKernel(ni *nodeInfo) (kernel, error) {
 	in := ni.in(0)
-	if !isNumericDT(in.dt) {
-		return nil, errDType("TopK", in.dt)
+	fn, err := topKRuns.forDT("TopK", in.dt)
+	if err != nil {
+		return nil, err
 	}
 	ax, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
 	if err != nil {
 		return nil, err
 	}
-	k := &topKKernel{outer: 1, inner: 1, n: in.shape[ax], k: ni.out(0).shape[ax],
-		largest: ni.node.AttrInt("largest") != 0}
-	for _, d := range in.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range in.shape[ax+1:] {
-		k.inner *= d
-	}
+	k := &topKKernel{n: in.shape[ax], k: ni.out(0).shape[ax],
+		largest: ni.node.AttrInt("largest") != 0, fn: fn}
+	k.outer, k.inner = aroundAxis(in.shape, ax)
 	return k, nil
 }
 
@@ -43,32 +45,12 @@ func (k *topKKernel) run(rc *runCtx, ins, outs []any) error {
 	if idx == nil {
 		idx = make([]int64, k.outer*k.k*k.inner)
 	}
-	switch x := ins[0].(type) {
-	case []float32:
-		topKRun(rc, k, outs[0].([]float32), idx.([]int64), x)
-	case []float64:
-		topKRun(rc, k, outs[0].([]float64), idx.([]int64), x)
-	case []int64:
-		topKRun(rc, k, outs[0].([]int64), idx.([]int64), x)
-	case []int32:
-		topKRun(rc, k, outs[0].([]int32), idx.([]int64), x)
-	case []int16:
-		topKRun(rc, k, outs[0].([]int16), idx.([]int64), x)
-	case []int8:
-		topKRun(rc, k, outs[0].([]int8), idx.([]int64), x)
-	case []uint64:
-		topKRun(rc, k, outs[0].([]uint64), idx.([]int64), x)
-	case []uint32:
-		topKRun(rc, k, outs[0].([]uint32), idx.([]int64), x)
-	case []uint16:
-		topKRun(rc, k, outs[0].([]uint16), idx.([]int64), x)
-	case []uint8:
-		topKRun(rc, k, outs[0].([]uint8), idx.([]int64), x)
-	}
+	k.fn(rc, k, outs[0], idx.([]int64), ins[0])
 	return nil
 }
 
-func topKRun[T numT](rc *runCtx, k *topKKernel, vals []T, idx []int64, x []T) {
+func topKRun[T numT](rc *runCtx, k *topKKernel, valsd any, idx []int64, xd any) {
+	vals, x := valsd.([]T), xd.([]T)
 	parallelFor(rc.threads, k.outer*k.inner, k.n*8, func(lo, hi int) {
 		order := make([]int, k.n)
 		for l := lo; l < hi; l++ {
@@ -107,13 +89,8 @@ func newOneHotKernel(ni *nodeInfo) (kernel, error) {
 	if !isNumericDT(idx.dt) || out.dt != ni.in(2).dt {
 		return nil, fmt.Errorf("indices %v and values %v: want numeric indices and values of the output dtype", idx.dt, ni.in(2).dt)
 	}
-	k := &oneHotKernel{outer: 1, inner: 1, depth: out.shape[ax]}
-	for _, d := range out.shape[:ax] {
-		k.outer *= d
-	}
-	for _, d := range out.shape[ax+1:] {
-		k.inner *= d
-	}
+	k := &oneHotKernel{depth: out.shape[ax]}
+	k.outer, k.inner = aroundAxis(out.shape, ax)
 	return k, nil
 }
 
@@ -152,32 +129,19 @@ func oneHotRun[W any](k *oneHotKernel, y, vals []W, idx []int64) {
 // toInt64Data converts numeric data to int64 (floats truncate).
 func toInt64Data(d any) []int64 {
 	out := make([]int64, graph.DataLen(d))
-	switch s := d.(type) {
-	case []float32:
-		convertTo(out, s)
-	case []float64:
-		convertTo(out, s)
-	case []int64:
-		copy(out, s)
-	case []int32:
-		convertTo(out, s)
-	case []int16:
-		convertTo(out, s)
-	case []int8:
-		convertTo(out, s)
-	case []uint64:
-		convertTo(out, s)
-	case []uint32:
-		convertTo(out, s)
-	case []uint16:
-		convertTo(out, s)
-	case []uint8:
-		convertTo(out, s)
+	if f, err := toInt64s.forDT("toInt64Data", dtOfData(d)); err == nil {
+		f(out, d)
 	}
 	return out
 }
 
-func convertTo[T numT](out []int64, s []T) {
+var toInt64s = numFns[func(out []int64, d any)]{
+	convertTo[float32], convertTo[float64], convertTo[int64], convertTo[int32], convertTo[int16],
+	convertTo[int8], convertTo[uint64], convertTo[uint32], convertTo[uint16], convertTo[uint8],
+}
+
+func convertTo[T numT](out []int64, d any) {
+	s := d.([]T)
 	for i, v := range s {
 		out[i] = int64(v)
 	}

@@ -48,6 +48,13 @@ type unaryKernel struct {
 	op          unaryOp
 	dt          graph.DType
 	alpha, beta float64
+	fn          func(rc *runCtx, k *unaryKernel, y, x any)
+}
+
+// Relu serves every numeric dtype, the other unary ops the floats.
+var unaryRuns = numFns[func(rc *runCtx, k *unaryKernel, y, x any)]{
+	unaryRun[float32], unaryRun[float64], reluInt[int64], reluInt[int32], reluInt[int16],
+	reluInt[int8], reluInt[uint64], reluInt[uint32], reluInt[uint16], reluInt[uint8],
 }
 
 func newUnaryKernel(ni *nodeInfo) (kernel, error) {
@@ -59,52 +66,32 @@ func newUnaryKernel(ni *nodeInfo) (kernel, error) {
 	case opHardSigmoid:
 		k.alpha, k.beta = float64(n.AttrFloat("alpha")), float64(n.AttrFloat("beta"))
 	}
-	if k.op == opRelu && isNumericDT(k.dt) {
-		return k, nil
+	fns := unaryRuns
+	if k.op != opRelu {
+		fns = fns[:2]
 	}
-	if !isFloatDT(k.dt) {
-		return nil, errDType(n.Op, k.dt)
-	}
-	return k, nil
+	var err error
+	k.fn, err = fns.forDT(n.Op, k.dt)
+	return k, err
 }
 
 func (k *unaryKernel) inPlace() []int { return []int{0} }
 
 func (k *unaryKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		unaryRun(rc, k, outs[0].([]float32), x)
-	case []float64:
-		unaryRun(rc, k, outs[0].([]float64), x)
-	case []int64:
-		reluInt(outs[0].([]int64), x)
-	case []int32:
-		reluInt(outs[0].([]int32), x)
-	case []int16:
-		reluInt(outs[0].([]int16), x)
-	case []int8:
-		reluInt(outs[0].([]int8), x)
-	case []uint64:
-		copy(outs[0].([]uint64), x)
-	case []uint32:
-		copy(outs[0].([]uint32), x)
-	case []uint16:
-		copy(outs[0].([]uint16), x)
-	case []uint8:
-		copy(outs[0].([]uint8), x)
-	default:
-		return errDType("unary op", k.dt)
-	}
+	k.fn(rc, k, outs[0], ins[0])
 	return nil
 }
 
-func reluInt[T numT](y, x []T) {
+// reluInt is Relu of an integer type (for the unsigned ones, a copy).
+func reluInt[T intT](_ *runCtx, _ *unaryKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	for i, v := range x {
 		y[i] = max(v, 0)
 	}
 }
 
-func unaryRun[T floatT](rc *runCtx, k *unaryKernel, y, x []T) {
+func unaryRun[T floatT](rc *runCtx, k *unaryKernel, yd, xd any) {
+	y, x := yd.([]T), xd.([]T)
 	cost := unaryCost[k.op]
 	if chunks(rc.threads, len(x), cost) <= 1 {
 		unaryFloat(k.op, y, x, T(k.alpha), T(k.beta))
@@ -134,21 +121,10 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 		for i, v := range x {
 			y[i] = T(math.Sqrt(float64(v)))
 		}
-	case opExp:
+	case opExp, opLog, opErf, opTanh:
+		f := mathUnary[op]
 		for i, v := range x {
-			y[i] = T(math.Exp(float64(v)))
-		}
-	case opLog:
-		for i, v := range x {
-			y[i] = T(math.Log(float64(v)))
-		}
-	case opErf:
-		for i, v := range x {
-			y[i] = T(math.Erf(float64(v)))
-		}
-	case opTanh:
-		for i, v := range x {
-			y[i] = T(math.Tanh(float64(v)))
+			y[i] = T(f(float64(v)))
 		}
 	case opSigmoid:
 		for i, v := range x {
@@ -165,6 +141,13 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 	}
 }
 
+// mathUnary are the unary ops that apply a float64 function of package
+// math (none of them is inlined, so calling through the table costs
+// nothing extra).
+var mathUnary = map[unaryOp]func(float64) float64{
+	opExp: math.Exp, opLog: math.Log, opErf: math.Erf, opTanh: math.Tanh,
+}
+
 // sigmoid is 1/(1+e^-x), evaluated without overflow for large |x|.
 func sigmoid[T floatT](v T) T {
 	if v >= 0 {
@@ -176,12 +159,21 @@ func sigmoid[T floatT](v T) T {
 
 // clipKernel is Clip with optional scalar min and max inputs read at run
 // time.
-type clipKernel struct{ dt graph.DType }
+type clipKernel struct {
+	dt graph.DType
+	fn func(rc *runCtx, y, x, lo, hi any)
+}
+
+var clipRuns = numFns[func(rc *runCtx, y, x, lo, hi any)]{
+	clipRun[float32], clipRun[float64], clipRun[int64], clipRun[int32], clipRun[int16],
+	clipRun[int8], clipRun[uint64], clipRun[uint32], clipRun[uint16], clipRun[uint8],
+}
 
 func newClipKernel(ni *nodeInfo) (kernel, error) {
 	dt := ni.out(0).dt
-	if !isNumericDT(dt) {
-		return nil, errDType("Clip", dt)
+	fn, err := clipRuns.forDT("Clip", dt)
+	if err != nil {
+		return nil, err
 	}
 	for i := 1; i <= 2; i++ {
 		if v := ni.in(i); v != nil && (v.n != 1 || v.dt != dt) {
@@ -191,40 +183,18 @@ func newClipKernel(ni *nodeInfo) (kernel, error) {
 			return nil, fmt.Errorf("%s must be a %v scalar, got %v[%s]", ni.inputName(i), dt, v.dt, graph.ShapeString(v.shape))
 		}
 	}
-	return &clipKernel{dt: dt}, nil
+	return &clipKernel{dt: dt, fn: fn}, nil
 }
 
 func (k *clipKernel) inPlace() []int { return []int{0} }
 
 func (k *clipKernel) run(rc *runCtx, ins, outs []any) error {
-	switch x := ins[0].(type) {
-	case []float32:
-		clipRun(rc, outs[0].([]float32), x, optIn(ins, 1), optIn(ins, 2))
-	case []float64:
-		clipRun(rc, outs[0].([]float64), x, optIn(ins, 1), optIn(ins, 2))
-	case []int64:
-		clipRun(rc, outs[0].([]int64), x, optIn(ins, 1), optIn(ins, 2))
-	case []int32:
-		clipRun(rc, outs[0].([]int32), x, optIn(ins, 1), optIn(ins, 2))
-	case []int16:
-		clipRun(rc, outs[0].([]int16), x, optIn(ins, 1), optIn(ins, 2))
-	case []int8:
-		clipRun(rc, outs[0].([]int8), x, optIn(ins, 1), optIn(ins, 2))
-	case []uint64:
-		clipRun(rc, outs[0].([]uint64), x, optIn(ins, 1), optIn(ins, 2))
-	case []uint32:
-		clipRun(rc, outs[0].([]uint32), x, optIn(ins, 1), optIn(ins, 2))
-	case []uint16:
-		clipRun(rc, outs[0].([]uint16), x, optIn(ins, 1), optIn(ins, 2))
-	case []uint8:
-		clipRun(rc, outs[0].([]uint8), x, optIn(ins, 1), optIn(ins, 2))
-	default:
-		return errDType("Clip", k.dt)
-	}
+	k.fn(rc, outs[0], ins[0], optIn(ins, 1), optIn(ins, 2))
 	return nil
 }
 
-func clipRun[T numT](rc *runCtx, y, x []T, lo, hi any) {
+func clipRun[T numT](rc *runCtx, yd, xd, lo, hi any) {
+	y, x := yd.([]T), xd.([]T)
 	minV, maxV := lowest[T](), highest[T]()
 	if s, ok := lo.([]T); ok && len(s) == 1 {
 		minV = s[0]

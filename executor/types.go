@@ -16,16 +16,61 @@ type (
 	numT interface{ floatT | intT }
 )
 
-// supportedDTypes are the element types the executor stores and computes.
-var supportedDTypes = map[graph.DType]bool{
-	graph.Float32: true, graph.Float64: true,
-	graph.Int64: true, graph.Int32: true, graph.Int16: true, graph.Int8: true,
-	graph.Uint64: true, graph.Uint32: true, graph.Uint16: true, graph.Uint8: true,
-	graph.Bool: true,
+// elemKind holds the operations on untyped data of one element type.
+type elemKind struct {
+	size  int
+	make  func(n int) any
+	view  func(p unsafe.Pointer, n int) any
+	ptr   func(d any) (unsafe.Pointer, int)
+	slice func(d any, n int) any
+	fill  func(one any, n int) any
+}
+
+func kindOf[T any]() *elemKind {
+	var z T
+	return &elemKind{
+		size: int(unsafe.Sizeof(z)),
+		make: func(n int) any { return make([]T, n) },
+		view: func(p unsafe.Pointer, n int) any { return unsafe.Slice((*T)(p), n) },
+		ptr: func(d any) (unsafe.Pointer, int) {
+			s := d.([]T)
+			return unsafe.Pointer(unsafe.SliceData(s)), len(s)
+		},
+		slice: func(d any, n int) any { return d.([]T)[:n] },
+		fill:  func(one any, n int) any { return repeat(one.([]T)[0], n) },
+	}
+}
+
+// elemKinds is indexed by dtype: the element types the executor stores
+// and computes; nil for the others.
+var elemKinds = [...]*elemKind{
+	graph.Float32: kindOf[float32](), graph.Float64: kindOf[float64](),
+	graph.Int64: kindOf[int64](), graph.Int32: kindOf[int32](), graph.Int16: kindOf[int16](), graph.Int8: kindOf[int8](),
+	graph.Uint64: kindOf[uint64](), graph.Uint32: kindOf[uint32](), graph.Uint16: kindOf[uint16](), graph.Uint8: kindOf[uint8](),
+	graph.Bool: kindOf[bool](),
+}
+
+// kindOfDT returns dt's element kind, or nil when the executor cannot
+// hold dt.
+func kindOfDT(dt graph.DType) *elemKind {
+	if dt < 0 || int(dt) >= len(elemKinds) {
+		return nil
+	}
+	return elemKinds[dt]
+}
+
+// mustKind returns dt's element kind; what names the caller in the panic
+// for an unsupported dtype (a programmer error: compile checks dtypes).
+func mustKind(what string, dt graph.DType) *elemKind {
+	k := kindOfDT(dt)
+	if k == nil {
+		panic(fmt.Sprintf("executor: %s of unsupported dtype %v", what, dt))
+	}
+	return k
 }
 
 // SupportsDType reports whether the Go executor can hold tensors of dt.
-func SupportsDType(dt graph.DType) bool { return supportedDTypes[dt] }
+func SupportsDType(dt graph.DType) bool { return kindOfDT(dt) != nil }
 
 // elemSize returns the in-memory size of one element of dt (bool: 1).
 func elemSize(dt graph.DType) int {
@@ -38,31 +83,9 @@ func elemSize(dt graph.DType) int {
 // rawPtr returns the address of the first element of a typed slice, its
 // length and its element size.
 func rawPtr(d any) (unsafe.Pointer, int, int) {
-	switch s := d.(type) {
-	case []float32:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 4
-	case []float64:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 8
-	case []int64:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 8
-	case []int32:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 4
-	case []int16:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 2
-	case []int8:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 1
-	case []uint64:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 8
-	case []uint32:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 4
-	case []uint16:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 2
-	case []uint8:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 1
-	case []bool:
-		return unsafe.Pointer(unsafe.SliceData(s)), len(s), 1
-	}
-	panic(fmt.Sprintf("runtime: unsupported slice type %T", d))
+	k := mustKind("rawPtr", dtOfData(d))
+	p, n := k.ptr(d)
+	return p, n, k.size
 }
 
 // words reinterprets a typed slice as a slice of same-sized unsigned words
@@ -83,62 +106,10 @@ func sizeOfData(d any) int {
 }
 
 // makeData returns a zeroed slice of n elements of dt's Go type.
-func makeData(dt graph.DType, n int) any {
-	switch dt {
-	case graph.Float32:
-		return make([]float32, n)
-	case graph.Float64:
-		return make([]float64, n)
-	case graph.Int64:
-		return make([]int64, n)
-	case graph.Int32:
-		return make([]int32, n)
-	case graph.Int16:
-		return make([]int16, n)
-	case graph.Int8:
-		return make([]int8, n)
-	case graph.Uint64:
-		return make([]uint64, n)
-	case graph.Uint32:
-		return make([]uint32, n)
-	case graph.Uint16:
-		return make([]uint16, n)
-	case graph.Uint8:
-		return make([]uint8, n)
-	case graph.Bool:
-		return make([]bool, n)
-	}
-	panic(fmt.Sprintf("runtime: makeData of unsupported dtype %v", dt))
-}
+func makeData(dt graph.DType, n int) any { return mustKind("makeData", dt).make(n) }
 
 // sliceData returns d[:n] for a typed slice d.
-func sliceData(d any, n int) any {
-	switch s := d.(type) {
-	case []float32:
-		return s[:n]
-	case []float64:
-		return s[:n]
-	case []int64:
-		return s[:n]
-	case []int32:
-		return s[:n]
-	case []int16:
-		return s[:n]
-	case []int8:
-		return s[:n]
-	case []uint64:
-		return s[:n]
-	case []uint32:
-		return s[:n]
-	case []uint16:
-		return s[:n]
-	case []uint8:
-		return s[:n]
-	case []bool:
-		return s[:n]
-	}
-	panic(fmt.Sprintf("runtime: unsupported slice type %T", d))
-}
+func sliceData(d any, n int) any { return mustKind("sliceData", dtOfData(d)).slice(d, n) }
 
 // copyData copies src into dst (same element type); it returns the count.
 func copyData(dst, src any) int {
@@ -174,32 +145,7 @@ func viewAs(dt graph.DType, mem []uint64, n int) any {
 	if n == 0 {
 		return makeData(dt, 0)
 	}
-	p := unsafe.Pointer(unsafe.SliceData(mem))
-	switch dt {
-	case graph.Float32:
-		return unsafe.Slice((*float32)(p), n)
-	case graph.Float64:
-		return unsafe.Slice((*float64)(p), n)
-	case graph.Int64:
-		return unsafe.Slice((*int64)(p), n)
-	case graph.Int32:
-		return unsafe.Slice((*int32)(p), n)
-	case graph.Int16:
-		return unsafe.Slice((*int16)(p), n)
-	case graph.Int8:
-		return unsafe.Slice((*int8)(p), n)
-	case graph.Uint64:
-		return unsafe.Slice((*uint64)(p), n)
-	case graph.Uint32:
-		return unsafe.Slice((*uint32)(p), n)
-	case graph.Uint16:
-		return unsafe.Slice((*uint16)(p), n)
-	case graph.Uint8:
-		return unsafe.Slice((*uint8)(p), n)
-	case graph.Bool:
-		return unsafe.Slice((*bool)(p), n)
-	}
-	panic(fmt.Sprintf("runtime: viewAs of unsupported dtype %v", dt))
+	return mustKind("viewAs", dt).view(unsafe.Pointer(unsafe.SliceData(mem)), n)
 }
 
 // scratchView returns n elements of type T from the shared scratch area,

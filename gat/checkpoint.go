@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
 	"slices"
 
 	"github.com/xrl-dev/xrl/internal/atomicfile"
+	"github.com/xrl-dev/xrl/internal/ckframe"
 )
 
 // Checkpoint format (little-endian):
@@ -32,24 +32,20 @@ const (
 	maxConfigJSON     = 1 << 16
 )
 
-// castagnoli is the CRC-32C table of checkpoint checksums.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// frame is the checkpoint's magic, version and checksum (see ckframe).
+var frame = ckframe.Frame{Magic: checkpointMagic, Version: checkpointVersion, Kind: "policy"}
 
 // Save writes the configuration and parameter values of n to w. The
 // bytes depend only on the configuration and the values.
 func (n *Net) Save(w io.Writer) error {
-	out := bufio.NewWriter(w)
-	sum := crc32.New(castagnoli)
-	bw := bufio.NewWriter(io.MultiWriter(out, sum))
 	cfg, err := json.Marshal(n.m.cfg)
 	if err != nil {
 		return fmt.Errorf("gat: save: %w", err)
 	}
-	bw.WriteString(checkpointMagic)
+	var bw bytes.Buffer
 	le := binary.LittleEndian
 	var buf [4]byte
 	u32 := func(v int) { le.PutUint32(buf[:], uint32(v)); bw.Write(buf[:]) }
-	u32(checkpointVersion)
 	u32(len(cfg))
 	bw.Write(cfg)
 	u32(len(n.m.params))
@@ -66,12 +62,7 @@ func (n *Net) Save(w io.Writer) error {
 			bw.Write(buf[:])
 		}
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("gat: save: %w", err)
-	}
-	le.PutUint32(buf[:], sum.Sum32())
-	out.Write(buf[:])
-	if err := out.Flush(); err != nil {
+	if _, err := w.Write(frame.Seal(bw.Bytes())); err != nil {
 		return fmt.Errorf("gat: save: %w", err)
 	}
 	return nil
@@ -87,36 +78,18 @@ func Load(r io.Reader) (*Net, error) {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if !bytes.HasPrefix(data, []byte(checkpointMagic)) {
-		return fail("not an xrl policy checkpoint")
+	body, err := frame.Open(data)
+	if err != nil {
+		return fail("%v", err)
 	}
+	br := bufio.NewReader(bytes.NewReader(body))
 	le := binary.LittleEndian
-	if len(data) >= len(checkpointMagic)+4 {
-		if ver := le.Uint32(data[len(checkpointMagic):]); ver != checkpointVersion {
-			return fail("version %d, this build reads version %d", ver, checkpointVersion)
-		}
-	}
-	if len(data) < len(checkpointMagic)+8 {
-		return fail("truncated")
-	}
-	body := data[:len(data)-4]
-	if got, want := crc32.Checksum(body, castagnoli), le.Uint32(data[len(body):]); got != want {
-		return fail("checksum mismatch (stored %08x, computed %08x): the file is corrupt or truncated", want, got)
-	}
-	br := bufio.NewReader(bytes.NewReader(body[len(checkpointMagic):]))
 	var buf [4]byte
 	u32 := func() (int, error) {
 		if _, err := io.ReadFull(br, buf[:]); err != nil {
 			return 0, errTruncated(err)
 		}
 		return int(le.Uint32(buf[:])), nil
-	}
-	ver, err := u32()
-	if err != nil {
-		return fail("%v", err)
-	}
-	if ver != checkpointVersion {
-		return fail("version %d, this build reads version %d", ver, checkpointVersion)
 	}
 	nc, err := u32()
 	if err != nil {

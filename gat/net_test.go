@@ -2,8 +2,6 @@ package gat
 
 import (
 	"bytes"
-	"encoding/binary"
-	"hash/crc32"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/gat/nn"
+	"github.com/xrl-dev/xrl/internal/ckframe"
 )
 
 func testNet(t *testing.T, cfg Config) *Net {
@@ -245,7 +244,7 @@ func TestSaveLoad(t *testing.T) {
 
 // withSum appends the checkpoint checksum of body.
 func withSum(body []byte) []byte {
-	return binary.LittleEndian.AppendUint32(bytes.Clone(body), crc32.Checksum(body, castagnoli))
+	return ckframe.AppendChecksum(bytes.Clone(body))
 }
 
 func TestDeterminism(t *testing.T) {

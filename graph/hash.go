@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
-	"math"
 	"sort"
 )
 
@@ -62,90 +61,17 @@ func (t *Tensor) Digest() Hash {
 	for _, d := range t.Shape {
 		h.i64(int64(d))
 	}
+	// Elements in little-endian order (bool as one byte 0 or 1, complex
+	// as real then imaginary part); strings one by one.
 	b, ok := rawBytes(t.Data)
-	switch s := t.Data.(type) {
-	case []float32:
-		if ok {
-			break
-		}
-		b = make([]byte, 4*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
-		}
-	case []float64:
-		if ok {
-			break
-		}
-		b = make([]byte, 8*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
-		}
-	case []int64:
-		if ok {
-			break
-		}
-		b = make([]byte, 8*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
-		}
-	case []int32:
-		if ok {
-			break
-		}
-		b = make([]byte, 4*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(b[4*i:], uint32(v))
-		}
-	case []uint32:
-		b = make([]byte, 4*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(b[4*i:], v)
-		}
-	case []uint64:
-		b = make([]byte, 8*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(b[8*i:], v)
-		}
-	case []int16:
-		b = make([]byte, 2*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint16(b[2*i:], uint16(v))
-		}
-	case []uint16:
-		b = make([]byte, 2*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint16(b[2*i:], v)
-		}
-	case []int8:
-		b = make([]byte, len(s))
-		for i, v := range s {
-			b[i] = byte(v)
-		}
-	case []uint8:
-		b = s
-	case []bool:
-		b = make([]byte, len(s))
-		for i, v := range s {
-			if v {
-				b[i] = 1
-			}
-		}
-	case []string:
+	if s, isStr := t.Data.([]string); isStr {
 		for _, v := range s {
 			h.str(v)
 		}
-	case []complex64:
-		b = make([]byte, 8*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(b[8*i:], math.Float32bits(real(v)))
-			binary.LittleEndian.PutUint32(b[8*i+4:], math.Float32bits(imag(v)))
-		}
-	case []complex128:
-		b = make([]byte, 16*len(s))
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(b[16*i:], math.Float64bits(real(v)))
-			binary.LittleEndian.PutUint64(b[16*i+8:], math.Float64bits(imag(v)))
-		}
+	} else if !ok {
+		// Data of a type the IR does not use hashes as no bytes, as
+		// Validate reports it.
+		b, _ = binary.Append(nil, binary.LittleEndian, t.Data)
 	}
 	h.bytes(b)
 	d := h.sum()

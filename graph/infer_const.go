@@ -139,22 +139,30 @@ func strides(s []int) []int {
 // bcastIndex maps every flat index of out to the flat index of the element
 // of an input of shape in (right-aligned numpy broadcasting).
 func bcastIndex(out, in []int) []int {
-	n := NumElements(out)
-	idx := make([]int, n)
 	ist := strides(in)
 	off := len(out) - len(in)
-	coord := make([]int, len(out))
-	for k := 0; k < n; k++ {
+	return walkIndex(out, func(coord []int) int {
 		j := 0
 		for a := off; a < len(out); a++ {
 			if in[a-off] != 1 {
 				j += coord[a] * ist[a-off]
 			}
 		}
-		idx[k] = j
-		for a := len(out) - 1; a >= 0; a-- {
+		return j
+	})
+}
+
+// walkIndex walks the coordinates of shape dims in row-major order and
+// returns src(coord) for each: the flat index of the element that lands
+// at that position.
+func walkIndex(dims []int, src func(coord []int) int) []int {
+	idx := make([]int, NumElements(dims))
+	coord := make([]int, len(dims))
+	for k := range idx {
+		idx[k] = src(coord)
+		for a := len(dims) - 1; a >= 0; a-- {
 			coord[a]++
-			if coord[a] < out[a] {
+			if coord[a] < dims[a] {
 				break
 			}
 			coord[a] = 0
@@ -171,7 +179,6 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 		return nil
 	}
 	out := dimsOf(outShape)
-	n := NumElements(out)
 	var ts []*Tensor
 	for _, t := range ins {
 		if t != nil {
@@ -181,29 +188,27 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 	if len(ts) == 0 {
 		return nil
 	}
-	isFloat := ts[0].DType.IsFloat()
-	if isFloat {
-		acc := make([]float64, n)
-		for k, t := range ts {
-			v, err := t.AsFloat64()
-			if err != nil {
-				return nil
-			}
-			idx := bcastIndex(out, t.Shape)
-			for i := range acc {
-				x := v[idx[i]]
-				if k == 0 {
-					acc[i] = x
-					continue
-				}
-				acc[i] = ApplyBinary(op, acc[i], x)
-			}
+	if ts[0].DType.IsFloat() {
+		acc := foldInto(op, out, ts, (*Tensor).AsFloat64)
+		if acc == nil {
+			return nil
 		}
 		return tensorFromFloat64(outDT, out, acc)
 	}
-	acc := make([]int64, n)
+	acc := foldInto(op, out, ts, (*Tensor).AsInt64)
+	if acc == nil {
+		return nil
+	}
+	return tensorFromInt64(outDT, out, acc)
+}
+
+// foldInto folds op over the tensors ts, each read by values and
+// broadcast to shape out, left to right. It returns nil when a tensor
+// cannot be read, or for an integer division by zero (left to run time).
+func foldInto[T int64 | float64](op BinaryOp, out []int, ts []*Tensor, values func(*Tensor) ([]T, error)) []T {
+	acc := make([]T, NumElements(out))
 	for k, t := range ts {
-		v, err := t.AsInt64()
+		v, err := values(t)
 		if err != nil {
 			return nil
 		}
@@ -214,83 +219,66 @@ func foldElementwise(op BinaryOp, outDT DType, outShape Shape, ins []*Tensor) *T
 				acc[i] = x
 				continue
 			}
-			if op == BinDiv && x == 0 {
-				return nil // integer division by zero: leave it to run time
+			if op == BinDiv && x == 0 && IsIntegral[T]() {
+				return nil
 			}
 			acc[i] = ApplyBinary(op, acc[i], x)
 		}
 	}
-	return tensorFromInt64(outDT, out, acc)
+	return acc
 }
 
 // tensorFromInt64 converts int64 results to a tensor of dt.
-func tensorFromInt64(dt DType, shape []int, v []int64) *Tensor {
-	t := &Tensor{DType: dt, Shape: shape}
-	switch dt {
-	case Int64:
-		t.Data = v
-	case Int32:
-		d := make([]int32, len(v))
-		for i, x := range v {
-			d[i] = int32(x)
-		}
-		t.Data = d
-	case Bool:
-		d := make([]bool, len(v))
-		for i, x := range v {
-			d[i] = x != 0
-		}
-		t.Data = d
-	case Float32:
-		d := make([]float32, len(v))
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-		t.Data = d
-	case Float64:
-		d := make([]float64, len(v))
-		for i, x := range v {
-			d[i] = float64(x)
-		}
-		t.Data = d
-	default:
-		return nil
-	}
-	return t
-}
+func tensorFromInt64(dt DType, shape []int, v []int64) *Tensor { return tensorOfNumbers(dt, shape, v) }
 
 // tensorFromFloat64 converts float64 results to a tensor of dt (integer
-// targets truncate toward zero).
+// targets truncate toward zero; NaN and infinities have no integer value).
 func tensorFromFloat64(dt DType, shape []int, v []float64) *Tensor {
-	t := &Tensor{DType: dt, Shape: shape}
+	if dt != Int64 && dt != Int32 {
+		return tensorOfNumbers(dt, shape, v)
+	}
+	iv := make([]int64, len(v))
+	for i, x := range v {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		iv[i] = int64(x)
+	}
+	return tensorOfNumbers(dt, shape, iv)
+}
+
+// tensorOfNumbers converts v to a tensor of dt: Int64, Int32, Bool (non-
+// zero is true), Float32 or Float64; nil for other dtypes.
+func tensorOfNumbers[S int64 | float64](dt DType, shape []int, v []S) *Tensor {
+	var data any
 	switch dt {
-	case Float64:
-		t.Data = v
+	case Int64:
+		data = convertNumbers[int64](v)
+	case Int32:
+		data = convertNumbers[int32](v)
 	case Float32:
-		d := make([]float32, len(v))
-		for i, x := range v {
-			d[i] = float32(x)
-		}
-		t.Data = d
+		data = convertNumbers[float32](v)
+	case Float64:
+		data = convertNumbers[float64](v)
 	case Bool:
-		d := make([]bool, len(v))
+		b := make([]bool, len(v))
 		for i, x := range v {
-			d[i] = x != 0
+			b[i] = x != 0
 		}
-		t.Data = d
-	case Int64, Int32:
-		iv := make([]int64, len(v))
-		for i, x := range v {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return nil
-			}
-			iv[i] = int64(x)
-		}
-		return tensorFromInt64(dt, shape, iv)
+		data = b
 	default:
 		return nil
 	}
-	return t
+	return &Tensor{DType: dt, Shape: shape, Data: data}
+}
+
+// convertNumbers returns v converted element by element to D.
+func convertNumbers[D, S int32 | int64 | float32 | float64](v []S) []D {
+	out := make([]D, len(v))
+	for i, x := range v {
+		out[i] = D(x)
+	}
+	return out
 }
 
 // castTensor converts a known tensor to dtype to.

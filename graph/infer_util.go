@@ -164,6 +164,18 @@ func isFloatType(d DType) bool   { return d.IsFloat() }
 func isNumericType(d DType) bool { return d.IsFloat() || d.IsInt() }
 func isIndexType(d DType) bool   { return d == Int32 || d == Int64 }
 
+// axisInput checks input 0's dtype against class (described by want) and
+// returns the input with the node's "axis" attribute normalised to its
+// rank.
+func axisInput(n *Node, class func(DType) bool, want string) (*Value, int, error) {
+	if err := checkType(n, 0, class, want); err != nil {
+		return nil, 0, err
+	}
+	x := n.Inputs[0]
+	ax, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	return x, ax, err
+}
+
 // checkType returns an error when input i's dtype is not in class.
 func checkType(n *Node, i int, class func(DType) bool, want string) error {
 	v := n.Input(i)

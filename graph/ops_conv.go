@@ -16,30 +16,29 @@ func windowAttrs(kernelRequired bool) []AttrSpec {
 }
 
 func init() {
-	convAttrs := append(windowAttrs(false), AttrSpec{Name: "group", Kind: AttrInt, Default: defInt(1)})
-	Register(&OpSchema{
-		Op:       "Conv",
-		Doc:      "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
-		Inputs:   []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
-		Outputs:  outY,
-		Attrs:    convAttrs,
-		MinOpset: 9,
-		Infer:    inferConv,
-	})
-	ctAttrs := append(windowAttrs(false),
-		AttrSpec{Name: "group", Kind: AttrInt, Default: defInt(1)},
+	Register(convSchema("Conv", "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
+		inferConv))
+	Register(convSchema("ConvTranspose", "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
+		inferConvTranspose,
 		AttrSpec{Name: "output_padding", Kind: AttrInts},
-		AttrSpec{Name: "output_shape", Kind: AttrInts},
-	)
-	Register(&OpSchema{
-		Op:       "ConvTranspose",
-		Doc:      "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
-		Inputs:   []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
-		Outputs:  outY,
-		Attrs:    ctAttrs,
-		MinOpset: 9,
-		Infer:    inferConvTranspose,
-	})
+		AttrSpec{Name: "output_shape", Kind: AttrInts}))
+}
+
+// convSchema is the table row of a convolution: inputs X, W and optional
+// B, the window attributes, group and extra.
+func convSchema(op, doc string, infer InferFunc, extra ...AttrSpec) *OpSchema {
+	attrs := append(windowAttrs(false), AttrSpec{Name: "group", Kind: AttrInt, Default: defInt(1)})
+	return &OpSchema{
+		Op:            op,
+		Window:        true,
+		WeightDerived: []string{"kernel_shape"},
+		Doc:           doc,
+		Inputs:        []InputSpec{{Name: "X"}, {Name: "W"}, {Name: "B", Optional: true}},
+		Outputs:       outY,
+		Attrs:         append(attrs, extra...),
+		MinOpset:      9,
+		Infer:         infer,
+	}
 }
 
 // window holds the validated sliding-window attributes of a node.
@@ -145,28 +144,65 @@ func (w window) outSize(i int, in int64, ceilMode bool) (int64, error) {
 	return out, nil
 }
 
-func inferConv(n *Node) error {
-	x, wt := n.Inputs[0], n.Inputs[1]
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
+// convOperands checks what Conv and ConvTranspose share: float X, W and B
+// of one type, X of rank >= 3, W of X's rank and a positive group.
+func convOperands(n *Node) (x, wt *Value, group int64, err error) {
+	x, wt = n.Inputs[0], n.Inputs[1]
+	err = checkType(n, 0, isFloatType, "a floating-point type")
+	if err == nil {
+		err = checkSameType(n, 0, 1)
 	}
-	if err := checkSameType(n, 0, 1); err != nil {
-		return err
+	if err == nil {
+		err = checkSameType(n, 0, 2)
 	}
-	if err := checkSameType(n, 0, 2); err != nil {
-		return err
+	if err != nil {
+		return nil, nil, 0, err
 	}
 	r := len(x.Shape)
 	if r < 3 {
-		return fmt.Errorf("input X has shape %v, want rank >= 3 [N,C,D...]", x.Shape)
+		return nil, nil, 0, fmt.Errorf("input X has shape %v, want rank >= 3 [N,C,D...]", x.Shape)
 	}
 	if len(wt.Shape) != r {
-		return fmt.Errorf("weight W has shape %v, want rank %d like X %v", wt.Shape, r, x.Shape)
+		return nil, nil, 0, fmt.Errorf("weight W has shape %v, want rank %d like X %v", wt.Shape, r, x.Shape)
 	}
-	group := n.AttrInt("group")
+	group = n.AttrInt("group")
 	if group < 1 {
-		return fmt.Errorf("group %d must be positive", group)
+		return nil, nil, 0, fmt.Errorf("group %d must be positive", group)
 	}
+	return x, wt, group, nil
+}
+
+// convWindow checks the optional bias B against m output channels and
+// reads the window attributes of sp spatial axes (the kernel defaulting
+// from the weights wt).
+func convWindow(n *Node, m int64, sp int, wt *Value) (window, error) {
+	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
+		return window{}, fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
+	}
+	return readWindow(n, sp, wt.Shape[2:])
+}
+
+// outShape returns the output shape [N, channels, spatial...] of the
+// window over input shape x (ceil rounds partial windows up).
+func (w window) outShape(x Shape, channels Dim, ceil bool) (Shape, error) {
+	out := make(Shape, len(x))
+	out[0], out[1] = x[0], channels
+	for i := range x[2:] {
+		v, err := w.outSize(i, x[2+i].Value, ceil)
+		if err != nil {
+			return nil, err
+		}
+		out[2+i] = Dim{Value: v}
+	}
+	return out, nil
+}
+
+func inferConv(n *Node) error {
+	x, wt, group, err := convOperands(n)
+	if err != nil {
+		return err
+	}
+	r := len(x.Shape)
 	c, m, wc := x.Shape[1].Value, wt.Shape[0].Value, wt.Shape[1].Value
 	if wc*group != c {
 		return fmt.Errorf("X has %d channels but W %v with group %d expects %d", c, wt.Shape, group, wc*group)
@@ -174,11 +210,8 @@ func inferConv(n *Node) error {
 	if m%group != 0 {
 		return fmt.Errorf("W has %d output channels, not divisible by group %d", m, group)
 	}
-	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
-		return fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
-	}
 	sp := r - 2
-	w, err := readWindow(n, sp, wt.Shape[2:])
+	w, err := convWindow(n, m, sp, wt)
 	if err != nil {
 		return err
 	}
@@ -187,50 +220,26 @@ func inferConv(n *Node) error {
 			return fmt.Errorf("kernel_shape %v disagrees with weight shape %v", w.kernel, wt.Shape)
 		}
 	}
-	out := make(Shape, r)
-	out[0], out[1] = x.Shape[0], Dim{Value: m}
-	for i := 0; i < sp; i++ {
-		v, err := w.outSize(i, x.Shape[2+i].Value, false)
-		if err != nil {
-			return err
-		}
-		out[2+i] = Dim{Value: v}
+	out, err := w.outShape(x.Shape, Dim{Value: m}, false)
+	if err != nil {
+		return err
 	}
 	setOut(n, 0, x.DType, out)
 	return nil
 }
 
 func inferConvTranspose(n *Node) error {
-	x, wt := n.Inputs[0], n.Inputs[1]
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
-	}
-	if err := checkSameType(n, 0, 1); err != nil {
-		return err
-	}
-	if err := checkSameType(n, 0, 2); err != nil {
+	x, wt, group, err := convOperands(n)
+	if err != nil {
 		return err
 	}
 	r := len(x.Shape)
-	if r < 3 {
-		return fmt.Errorf("input X has shape %v, want rank >= 3 [N,C,D...]", x.Shape)
-	}
-	if len(wt.Shape) != r {
-		return fmt.Errorf("weight W has shape %v, want rank %d like X %v", wt.Shape, r, x.Shape)
-	}
-	group := n.AttrInt("group")
-	if group < 1 {
-		return fmt.Errorf("group %d must be positive", group)
-	}
 	if c := x.Shape[1].Value; wt.Shape[0].Value != c {
 		return fmt.Errorf("X has %d channels but W %v expects %d", c, wt.Shape, wt.Shape[0].Value)
 	}
 	m := wt.Shape[1].Value * group
-	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
-		return fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
-	}
 	sp := r - 2
-	w, err := readWindow(n, sp, wt.Shape[2:])
+	w, err := convWindow(n, m, sp, wt)
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,18 @@ func inferUnary(class func(DType) bool, want string) InferFunc {
 	}
 }
 
+// broadcastPair checks that inputs 0 and 1 have one dtype of class
+// (described by want) and returns their broadcast shape.
+func broadcastPair(n *Node, class func(DType) bool, want string) (Shape, error) {
+	if err := checkType(n, 0, class, want); err != nil {
+		return nil, err
+	}
+	if err := checkSameType(n, 0, 1); err != nil {
+		return nil, err
+	}
+	return broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
+}
+
 // inferBinary: same-dtype numeric inputs, broadcast shapes.
 func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
 	return func(n *Node) error {
@@ -109,13 +121,7 @@ func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
 		if boolOut {
 			class, want = func(d DType) bool { return isNumericType(d) || d == Bool }, "a numeric or bool type"
 		}
-		if err := checkType(n, 0, class, want); err != nil {
-			return err
-		}
-		if err := checkSameType(n, 0, 1); err != nil {
-			return err
-		}
-		s, err := broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
+		s, err := broadcastPair(n, class, want)
 		if err != nil {
 			return err
 		}

@@ -57,6 +57,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:       "Tile",
+		Movement: true,
 		Doc:      "output = input repeated repeats[i] times along each axis i.",
 		Inputs:   []InputSpec{{Name: "input"}, {Name: "repeats", Param: true}},
 		Outputs:  []InputSpec{{Name: "output"}},

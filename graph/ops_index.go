@@ -164,11 +164,7 @@ func inferScatterND(n *Node) error {
 }
 
 func inferTopK(n *Node) error {
-	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
-		return err
-	}
-	x := n.Inputs[0]
-	ax, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	x, ax, err := axisInput(n, isNumericType, "a numeric type")
 	if err != nil {
 		return err
 	}

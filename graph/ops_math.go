@@ -166,13 +166,7 @@ func inferPredicate(n *Node) error {
 // inferCompare: two same-typed inputs of class, broadcast, bool output.
 func inferCompare(class func(DType) bool, want string) InferFunc {
 	return func(n *Node) error {
-		if err := checkType(n, 0, class, want); err != nil {
-			return err
-		}
-		if err := checkSameType(n, 0, 1); err != nil {
-			return err
-		}
-		s, err := broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
+		s, err := broadcastPair(n, class, want)
 		if err != nil {
 			return err
 		}

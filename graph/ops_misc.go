@@ -7,6 +7,7 @@ import "fmt"
 func init() {
 	Register(&OpSchema{
 		Op:       "Identity",
+		Movement: true,
 		Doc:      "output = input.",
 		Inputs:   []InputSpec{{Name: "input"}},
 		Outputs:  []InputSpec{{Name: "output"}},
@@ -14,8 +15,9 @@ func init() {
 		Infer:    inferIdentity,
 	})
 	Register(&OpSchema{
-		Op:  "Dropout",
-		Doc: "Inference dropout: output = data; the optional mask is all true.",
+		Op:       "Dropout",
+		Movement: true,
+		Doc:      "Inference dropout: output = data; the optional mask is all true.",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "ratio", Optional: true},
 			{Name: "training_mode", Optional: true}},
 		Outputs:    []InputSpec{{Name: "output"}, {Name: "mask", Optional: true}},
@@ -25,9 +27,10 @@ func init() {
 		Infer:      inferDropout,
 	})
 	Register(&OpSchema{
-		Op:      "Constant",
-		Doc:     "output = the tensor given by exactly one of the value* attributes.",
-		Outputs: []InputSpec{{Name: "output"}},
+		Op:       "Constant",
+		Movement: true,
+		Doc:      "output = the tensor given by exactly one of the value* attributes.",
+		Outputs:  []InputSpec{{Name: "output"}},
 		Attrs: []AttrSpec{
 			{Name: "value", Kind: AttrTensor},
 			{Name: "value_float", Kind: AttrFloat},
@@ -41,10 +44,11 @@ func init() {
 		Infer:    inferConstant,
 	})
 	Register(&OpSchema{
-		Op:      "Shape",
-		Doc:     "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15).",
-		Inputs:  []InputSpec{{Name: "data"}},
-		Outputs: []InputSpec{{Name: "shape"}},
+		Op:       "Shape",
+		Movement: true,
+		Doc:      "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15).",
+		Inputs:   []InputSpec{{Name: "data"}},
+		Outputs:  []InputSpec{{Name: "shape"}},
 		Attrs: []AttrSpec{
 			{Name: "end", Kind: AttrInt},
 			{Name: "start", Kind: AttrInt, Default: defInt(0)},
@@ -53,10 +57,11 @@ func init() {
 		Infer:    inferShape,
 	})
 	Register(&OpSchema{
-		Op:      "Cast",
-		Doc:     "output = input converted elementwise to dtype to (saturate clips float8 conversions).",
-		Inputs:  []InputSpec{{Name: "input"}},
-		Outputs: []InputSpec{{Name: "output"}},
+		Op:       "Cast",
+		Movement: true,
+		Doc:      "output = input converted elementwise to dtype to (saturate clips float8 conversions).",
+		Inputs:   []InputSpec{{Name: "input"}},
+		Outputs:  []InputSpec{{Name: "output"}},
 		Attrs: []AttrSpec{
 			{Name: "saturate", Kind: AttrInt, Default: defInt(1)},
 			{Name: "to", Kind: AttrInt, Required: true},

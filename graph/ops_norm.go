@@ -46,11 +46,8 @@ func init() {
 }
 
 func inferSoftmax(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
-	}
-	x := n.Inputs[0]
-	if _, err := NormAxis(n.AttrInt("axis"), len(x.Shape)); err != nil {
+	x, _, err := axisInput(n, isFloatType, "a floating-point type")
+	if err != nil {
 		return err
 	}
 	setOut(n, 0, x.DType, x.Shape.Clone())
@@ -58,11 +55,7 @@ func inferSoftmax(n *Node) error {
 }
 
 func inferLayerNorm(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
-	}
-	x := n.Inputs[0]
-	axis, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	x, axis, err := axisInput(n, isFloatType, "a floating-point type")
 	if err != nil {
 		return err
 	}
@@ -91,15 +84,24 @@ func inferLayerNorm(n *Node) error {
 	return nil
 }
 
-func inferBatchNorm(n *Node) error {
+// channelInput checks that input 0 is a floating-point X [N,C,...] and
+// returns it with its channel count C.
+func channelInput(n *Node) (*Value, int64, error) {
 	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
-		return err
+		return nil, 0, err
 	}
 	x := n.Inputs[0]
 	if len(x.Shape) < 2 {
-		return fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,...]", x.Shape)
+		return nil, 0, fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,...]", x.Shape)
 	}
-	c := x.Shape[1].Value
+	return x, x.Shape[1].Value, nil
+}
+
+func inferBatchNorm(n *Node) error {
+	x, c, err := channelInput(n)
+	if err != nil {
+		return err
+	}
 	for i := 1; i <= 4; i++ {
 		p := n.Inputs[i]
 		if !p.DType.IsFloat() {

@@ -76,14 +76,10 @@ func init() {
 // inferChannelNorm checks X [N,C,...] and per-channel scale and bias.
 func inferChannelNorm(groups bool) InferFunc {
 	return func(n *Node) error {
-		if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		x, c, err := channelInput(n)
+		if err != nil {
 			return err
 		}
-		x := n.Inputs[0]
-		if len(x.Shape) < 2 {
-			return fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,...]", x.Shape)
-		}
-		c := x.Shape[1].Value
 		if groups {
 			g := n.AttrInt("num_groups")
 			if g < 1 || c%g != 0 {

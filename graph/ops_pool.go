@@ -5,30 +5,10 @@ import "fmt"
 // Pooling operators.
 
 func init() {
-	Register(&OpSchema{
-		Op:      "MaxPool",
-		Doc:     "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
-		Inputs:  inX,
-		Outputs: []InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}},
-		Attrs: append(windowAttrs(true),
-			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
-			AttrSpec{Name: "storage_order", Kind: AttrInt, Default: defInt(0)},
-		),
-		MinOpset: 9,
-		Infer:    inferPool,
-	})
-	Register(&OpSchema{
-		Op:      "AveragePool",
-		Doc:     "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
-		Inputs:  inX,
-		Outputs: outY,
-		Attrs: append(windowAttrs(true),
-			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
-			AttrSpec{Name: "count_include_pad", Kind: AttrInt, Default: defInt(0)},
-		),
-		MinOpset: 9,
-		Infer:    inferPool,
-	})
+	Register(poolSchema("MaxPool", "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
+		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order"))
+	Register(poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
+		outY, "count_include_pad"))
 	Register(&OpSchema{
 		Op:       "GlobalAveragePool",
 		Doc:      "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...].",
@@ -37,6 +17,25 @@ func init() {
 		MinOpset: 9,
 		Infer:    inferGlobalPool,
 	})
+}
+
+// poolSchema is the table row of a windowed pooling op: input X, the
+// window attributes with a required kernel_shape, ceil_mode and the int
+// attribute flag (default 0).
+func poolSchema(op, doc string, outputs []InputSpec, flag string) *OpSchema {
+	return &OpSchema{
+		Op:      op,
+		Window:  true,
+		Doc:     doc,
+		Inputs:  inX,
+		Outputs: outputs,
+		Attrs: append(windowAttrs(true),
+			AttrSpec{Name: "ceil_mode", Kind: AttrInt, Default: defInt(0)},
+			AttrSpec{Name: flag, Kind: AttrInt, Default: defInt(0)},
+		),
+		MinOpset: 9,
+		Infer:    inferPool,
+	}
 }
 
 func inferPool(n *Node) error {
@@ -54,14 +53,9 @@ func inferPool(n *Node) error {
 		return err
 	}
 	ceil := n.AttrInt("ceil_mode") != 0
-	out := make(Shape, r)
-	out[0], out[1] = x.Shape[0], x.Shape[1]
-	for i := 0; i < sp; i++ {
-		v, err := w.outSize(i, x.Shape[2+i].Value, ceil)
-		if err != nil {
-			return err
-		}
-		out[2+i] = Dim{Value: v}
+	out, err := w.outShape(x.Shape, x.Shape[1], ceil)
+	if err != nil {
+		return err
 	}
 	setOut(n, 0, x.DType, out)
 	if len(n.Outputs) > 1 {

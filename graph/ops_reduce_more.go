@@ -30,11 +30,7 @@ func init() {
 }
 
 func inferArgReduce(n *Node) error {
-	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
-		return err
-	}
-	x := n.Inputs[0]
-	ax, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	x, ax, err := axisInput(n, isNumericType, "a numeric type")
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 func init() {
 	Register(&OpSchema{
 		Op:       "Concat",
+		Movement: true,
 		Doc:      "concat_result = the inputs joined along axis; all other dimensions must agree.",
 		Inputs:   []InputSpec{{Name: "inputs", Variadic: true}},
 		Outputs:  []InputSpec{{Name: "concat_result"}},
@@ -19,10 +20,11 @@ func init() {
 		Infer:    inferConcat,
 	})
 	Register(&OpSchema{
-		Op:      "Split",
-		Doc:     "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide).",
-		Inputs:  []InputSpec{{Name: "input"}, {Name: "split", Optional: true, Param: true}},
-		Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
+		Op:       "Split",
+		Movement: true,
+		Doc:      "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide).",
+		Inputs:   []InputSpec{{Name: "input"}, {Name: "split", Optional: true, Param: true}},
+		Outputs:  []InputSpec{{Name: "outputs", Variadic: true}},
 		Attrs: []AttrSpec{
 			{Name: "axis", Kind: AttrInt, Default: defInt(0)},
 			{Name: "num_outputs", Kind: AttrInt},
@@ -32,8 +34,9 @@ func init() {
 		Infer:      inferSplit,
 	})
 	Register(&OpSchema{
-		Op:  "Slice",
-		Doc: "output = data[starts:ends:steps] on the listed axes, with numpy clamping of out-of-range bounds.",
+		Op:       "Slice",
+		Movement: true,
+		Doc:      "output = data[starts:ends:steps] on the listed axes, with numpy clamping of out-of-range bounds.",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "starts", Param: true}, {Name: "ends", Param: true},
 			{Name: "axes", Optional: true, Param: true}, {Name: "steps", Optional: true, Param: true}},
 		Outputs: []InputSpec{{Name: "output"}},
@@ -47,6 +50,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:       "Gather",
+		Movement: true,
 		Doc:      "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices).",
 		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
 		Outputs:  []InputSpec{{Name: "output"}},
@@ -55,8 +59,9 @@ func init() {
 		Infer:    inferGather,
 	})
 	Register(&OpSchema{
-		Op:  "Pad",
-		Doc: "output = data padded by pads ([begin..., end...], negative crops) using mode constant/reflect/edge/wrap (the axes input and wrap mode need opset 18, 19).",
+		Op:       "Pad",
+		Movement: true,
+		Doc:      "output = data padded by pads ([begin..., end...], negative crops) using mode constant/reflect/edge/wrap (the axes input and wrap mode need opset 18, 19).",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "pads", Param: true}, {Name: "constant_value", Optional: true},
 			{Name: "axes", Optional: true, Param: true}},
 		Outputs: []InputSpec{{Name: "output"}},
@@ -297,23 +302,13 @@ func inferSlice(n *Node) error {
 	setOut(n, 0, x.DType, out)
 	if t := valueOf(x); t != nil && smallOut(out) && knownDType(t.DType) {
 		st := strides(t.Shape)
-		od := dimsOf(out)
-		idx := make([]int, NumElements(od))
-		coord := make([]int, r)
-		for k := range idx {
+		idx := walkIndex(dimsOf(out), func(coord []int) int {
 			j := 0
 			for a, rg := range ranges {
 				j += int(rg.start+int64(coord[a])*rg.step) * st[a]
 			}
-			idx[k] = j
-			for a := r - 1; a >= 0; a-- {
-				coord[a]++
-				if coord[a] < od[a] {
-					break
-				}
-				coord[a] = 0
-			}
-		}
+			return j
+		})
 		setKnown(n, 0, takeElems(t.DType, t.Data, idx, out))
 	}
 	return nil

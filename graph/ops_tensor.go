@@ -8,6 +8,7 @@ import "fmt"
 func init() {
 	Register(&OpSchema{
 		Op:       "Reshape",
+		Movement: true,
 		Doc:      "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero.",
 		Inputs:   []InputSpec{{Name: "data"}, {Name: "shape", Param: true}},
 		Outputs:  []InputSpec{{Name: "reshaped"}},
@@ -17,6 +18,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:       "Flatten",
+		Movement: true,
 		Doc:      "output = input reshaped to 2-D [prod(dims[:axis]), prod(dims[axis:])].",
 		Inputs:   []InputSpec{{Name: "input"}},
 		Outputs:  []InputSpec{{Name: "output"}},
@@ -26,6 +28,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:         "Squeeze",
+		Movement:   true,
 		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent).",
 		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
 		Outputs:    []InputSpec{{Name: "squeezed"}},
@@ -35,6 +38,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:         "Unsqueeze",
+		Movement:   true,
 		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output.",
 		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Param: true}},
 		Outputs:    []InputSpec{{Name: "expanded"}},
@@ -44,6 +48,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:       "Transpose",
+		Movement: true,
 		Doc:      "transposed = data with axes permuted: output axis i is input axis perm[i] (default: reversed).",
 		Inputs:   []InputSpec{{Name: "data"}},
 		Outputs:  []InputSpec{{Name: "transposed"}},
@@ -53,6 +58,7 @@ func init() {
 	})
 	Register(&OpSchema{
 		Op:       "Expand",
+		Movement: true,
 		Doc:      "output = input broadcast (numpy rules, both ways) against the given shape.",
 		Inputs:   []InputSpec{{Name: "input"}, {Name: "shape", Param: true}},
 		Outputs:  []InputSpec{{Name: "output"}},
@@ -240,23 +246,13 @@ func inferTranspose(n *Node) error {
 	if t := valueOf(x); t != nil && smallOut(out) && knownDType(t.DType) {
 		in := t.Shape
 		st := strides(in)
-		od := dimsOf(out)
-		idx := make([]int, NumElements(od))
-		coord := make([]int, len(od))
-		for k := range idx {
+		idx := walkIndex(dimsOf(out), func(coord []int) int {
 			j := 0
 			for a, p := range perm {
 				j += coord[a] * st[p]
 			}
-			idx[k] = j
-			for a := len(od) - 1; a >= 0; a-- {
-				coord[a]++
-				if coord[a] < od[a] {
-					break
-				}
-				coord[a] = 0
-			}
-		}
+			return j
+		})
 		setKnown(n, 0, takeElems(t.DType, t.Data, idx, out))
 	}
 	return nil

@@ -72,7 +72,18 @@ type OpSchema struct {
 	Commutative bool
 	// Elementwise marks ops that apply per element with numpy broadcasting.
 	Elementwise bool
-	Infer       InferFunc
+	// Movement marks ops that only move, select or reinterpret data (no
+	// arithmetic): they cost no FLOPs.
+	Movement bool
+	// Window marks ops with a sliding window whose strides, dilations,
+	// pads and kernel_shape default from the rank of input 0.
+	Window bool
+	// WeightDerived lists attributes that the weight input determines
+	// (Conv's kernel_shape is the weight's spatial shape): when absent
+	// they default from it, and a rewrite that changes the weights must
+	// not carry the old value over.
+	WeightDerived []string
+	Infer         InferFunc
 }
 
 // ParamInputs returns the positions of s's Param inputs.

@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"sync/atomic"
 )
@@ -116,101 +117,73 @@ func (t *Tensor) Clone() *Tensor {
 }
 
 func cloneSlice(d any) any {
-	switch s := d.(type) {
-	case []float32:
-		return append([]float32(nil), s...)
-	case []float64:
-		return append([]float64(nil), s...)
-	case []int64:
-		return append([]int64(nil), s...)
-	case []int32:
-		return append([]int32(nil), s...)
-	case []int16:
-		return append([]int16(nil), s...)
-	case []int8:
-		return append([]int8(nil), s...)
-	case []uint8:
-		return append([]uint8(nil), s...)
-	case []uint16:
-		return append([]uint16(nil), s...)
-	case []uint32:
-		return append([]uint32(nil), s...)
-	case []uint64:
-		return append([]uint64(nil), s...)
-	case []bool:
-		return append([]bool(nil), s...)
-	case []string:
-		return append([]string(nil), s...)
-	case []complex64:
-		return append([]complex64(nil), s...)
-	case []complex128:
-		return append([]complex128(nil), s...)
-	case nil:
+	if d == nil {
 		return nil
 	}
-	panic(fmt.Sprintf("graph: tensor data of unsupported Go type %T", d))
+	v := reflect.ValueOf(d)
+	if dataKinds[v.Type()] == nil {
+		panic(fmt.Sprintf("graph: tensor data of unsupported Go type %T", d))
+	}
+	c := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+	reflect.Copy(c, v)
+	return c.Interface()
+}
+
+// dataKind describes one Go slice type of tensor data.
+type dataKind struct {
+	// toFloat64 converts the elements to float64; nil for strings and
+	// complex numbers.
+	toFloat64 func(out []float64, d any)
+}
+
+// numKind is the dataKind of a real numeric element type.
+func numKind[T interface {
+	~float32 | ~float64 | ~int8 | ~int16 | ~int32 | ~int64 | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}]() *dataKind {
+	return &dataKind{toFloat64: func(out []float64, d any) {
+		for i, v := range d.([]T) {
+			out[i] = float64(v)
+		}
+	}}
+}
+
+// dataKinds holds the Go slice types that tensor data may have.
+var dataKinds = map[reflect.Type]*dataKind{
+	reflect.TypeFor[[]float32](): numKind[float32](), reflect.TypeFor[[]float64](): numKind[float64](),
+	reflect.TypeFor[[]int64](): numKind[int64](), reflect.TypeFor[[]int32](): numKind[int32](),
+	reflect.TypeFor[[]int16](): numKind[int16](), reflect.TypeFor[[]int8](): numKind[int8](),
+	reflect.TypeFor[[]uint64](): numKind[uint64](), reflect.TypeFor[[]uint32](): numKind[uint32](),
+	reflect.TypeFor[[]uint16](): numKind[uint16](), reflect.TypeFor[[]uint8](): numKind[uint8](),
+	reflect.TypeFor[[]bool]():   {toFloat64: boolsToFloat64},
+	reflect.TypeFor[[]string](): {}, reflect.TypeFor[[]complex64](): {}, reflect.TypeFor[[]complex128](): {},
+}
+
+func boolsToFloat64(out []float64, d any) {
+	for i, v := range d.([]bool) {
+		if v {
+			out[i] = 1
+		}
+	}
 }
 
 // AsFloat64 returns the elements of a numeric tensor converted to float64.
 // It returns an error for string, complex, packed and 16/8-bit float types.
 func (t *Tensor) AsFloat64() ([]float64, error) {
-	n := t.Len()
-	out := make([]float64, n)
-	switch s := t.Data.(type) {
-	case []float32:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []float64:
-		copy(out, s)
-	case []int64:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []int32:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []int16:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []int8:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []bool:
-		for i, v := range s {
-			if v {
-				out[i] = 1
-			}
-		}
-	case []uint8:
-		if t.DType != Uint8 {
-			return nil, fmt.Errorf("tensor of %v cannot be read as numbers", t.DType)
-		}
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []uint16:
-		if t.DType != Uint16 {
-			return nil, fmt.Errorf("tensor of %v cannot be read as numbers", t.DType)
-		}
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []uint32:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	case []uint64:
-		for i, v := range s {
-			out[i] = float64(v)
-		}
-	default:
+	k := dataKinds[reflect.TypeOf(t.Data)]
+	// 16- and 8-bit floats are stored as uint16 and uint8 bits.
+	packed := isData[uint8](t.Data) && t.DType != Uint8 || isData[uint16](t.Data) && t.DType != Uint16
+	if k == nil || k.toFloat64 == nil || packed {
 		return nil, fmt.Errorf("tensor of %v cannot be read as numbers", t.DType)
 	}
+	out := make([]float64, t.Len())
+	k.toFloat64(out, t.Data)
 	return out, nil
+}
+
+// isData reports whether d is a []T.
+func isData[T any](d any) bool {
+	_, ok := d.([]T)
+	return ok
 }
 
 // AsInt64 returns the elements of an integer (or bool) tensor as int64.
@@ -285,37 +258,12 @@ func ShapeString(shape []int) string {
 // DataLen returns the length of a tensor data slice, or -1 if d is not a
 // slice type the IR uses.
 func DataLen(d any) int {
-	switch s := d.(type) {
-	case []float32:
-		return len(s)
-	case []float64:
-		return len(s)
-	case []int64:
-		return len(s)
-	case []int32:
-		return len(s)
-	case []int16:
-		return len(s)
-	case []int8:
-		return len(s)
-	case []uint8:
-		return len(s)
-	case []uint16:
-		return len(s)
-	case []uint32:
-		return len(s)
-	case []uint64:
-		return len(s)
-	case []bool:
-		return len(s)
-	case []string:
-		return len(s)
-	case []complex64:
-		return len(s)
-	case []complex128:
-		return len(s)
-	case nil:
+	if d == nil {
 		return 0
 	}
-	return -1
+	v := reflect.ValueOf(d)
+	if dataKinds[v.Type()] == nil {
+		return -1
+	}
+	return v.Len()
 }

@@ -28,23 +28,15 @@ func Params(g *graph.Graph) int64 {
 	return total
 }
 
-// movementOps only move or reinterpret data and cost no FLOPs.
-var movementOps = map[string]bool{
-	"Reshape": true, "Transpose": true, "Concat": true, "Split": true, "Slice": true,
-	"Gather": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true, "Expand": true,
-	"Identity": true, "Dropout": true, "Shape": true, "Cast": true, "Constant": true,
-	"Pad": true, "Tile": true,
-}
-
 // FLOPs estimates the floating-point operations of one inference of g:
 //
 //   - Conv, ConvTranspose, MatMul, Gemm: 2 per multiply-accumulate
 //     (bias additions are not counted);
 //   - MaxPool, AveragePool: one per window element per output element;
 //     GlobalAveragePool and reductions: one per input element;
-//   - data movement (Reshape, Transpose, Concat, Split, Slice, Gather,
-//     Flatten, Squeeze, Unsqueeze, Expand, Pad, Identity, Dropout, Cast,
-//     Shape, Constant, Tile): zero;
+//   - data movement (the op table's Movement ops: Reshape, Transpose,
+//     Concat, Split, Slice, Gather, Flatten, Squeeze, Unsqueeze, Expand,
+//     Pad, Identity, Dropout, Cast, Shape, Constant, Tile): zero;
 //   - every other operator (elementwise arithmetic and activations,
 //     BatchNormalization, LayerNormalization, Softmax, Clip, ...): one per
 //     element of its first output.
@@ -69,7 +61,7 @@ func staticLen(v *graph.Value) (int64, []int, bool) {
 }
 
 func nodeFLOPs(nd *graph.Node) int64 {
-	if nd.IsOpaque() || movementOps[nd.Op] || len(nd.Outputs) == 0 {
+	if s := nd.Schema(); nd.IsOpaque() || s != nil && s.Movement || len(nd.Outputs) == 0 {
 		return 0
 	}
 	out, _, ok := staticLen(nd.Output(0))

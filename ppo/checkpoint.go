@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/atomicfile"
+	"github.com/xrl-dev/xrl/internal/ckframe"
 	"github.com/xrl-dev/xrl/onnx"
 )
 
@@ -37,8 +37,8 @@ const (
 	checkpointVersion = 2
 )
 
-// castagnoli is the CRC-32C table of checkpoint checksums.
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// frame is the checkpoint's magic, version and checksum (see ckframe).
+var frame = ckframe.Frame{Magic: checkpointMagic, Version: checkpointVersion, Kind: "training"}
 
 // Checkpoint is the content of an agent.ckpt file.
 type Checkpoint struct {
@@ -67,8 +67,6 @@ func (t *Trainer) checkpoint() error {
 	}
 	t.st.AdamSteps = t.opt.Steps
 	var buf bytes.Buffer
-	buf.WriteString(checkpointMagic)
-	binary.Write(&buf, binary.LittleEndian, uint32(checkpointVersion))
 	js, err := json.Marshal(t.cfg)
 	if err != nil {
 		return err
@@ -90,8 +88,7 @@ func (t *Trainer) checkpoint() error {
 		section(&buf, "best", t.bestBytes)
 	}
 	section(&buf, "end", nil)
-	binary.Write(&buf, binary.LittleEndian, crc32.Checksum(buf.Bytes(), castagnoli))
-	return atomicfile.WriteBytes(filepath.Join(t.dir, CheckpointFile), buf.Bytes())
+	return atomicfile.WriteBytes(filepath.Join(t.dir, CheckpointFile), frame.Seal(buf.Bytes()))
 }
 
 func section(w *bytes.Buffer, name string, data []byte) {
@@ -152,26 +149,12 @@ func bad(x float32) bool { return math.IsNaN(float64(x)) || math.IsInf(float64(x
 
 // readSections parses the container of a checkpoint file.
 func readSections(data []byte) (map[string][]byte, error) {
-	if !bytes.HasPrefix(data, []byte(checkpointMagic)) {
-		return nil, errors.New("not an xrl training checkpoint")
+	body, err := frame.Open(data)
+	if err != nil {
+		return nil, err
 	}
-	r := bytes.NewReader(data[len(checkpointMagic):])
+	r := bytes.NewReader(body)
 	le := binary.LittleEndian
-	var ver uint32
-	if err := binary.Read(r, le, &ver); err != nil {
-		return nil, errors.New("truncated")
-	}
-	if ver != checkpointVersion {
-		return nil, fmt.Errorf("version %d, this build reads version %d", ver, checkpointVersion)
-	}
-	if r.Len() < 4 {
-		return nil, errors.New("truncated (no checksum)")
-	}
-	body := data[:len(data)-4]
-	if got, want := crc32.Checksum(body, castagnoli), le.Uint32(data[len(body):]); got != want {
-		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupt or truncated", want, got)
-	}
-	r = bytes.NewReader(body[len(checkpointMagic)+4:])
 	out := map[string][]byte{}
 	for {
 		if r.Len() == 0 {

@@ -1,12 +1,13 @@
 package ppo
 
 import (
-	"encoding/binary"
-	"hash/crc32"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xrl-dev/xrl/internal/ckframe"
 )
 
 func TestCorruptCheckpointsAreRejected(t *testing.T) {
@@ -69,5 +70,5 @@ func TestCorruptCheckpointsAreRejected(t *testing.T) {
 
 // withSum appends the checkpoint checksum of body.
 func withSum(body []byte) []byte {
-	return binary.LittleEndian.AppendUint32(append([]byte(nil), body...), crc32.Checksum(body, castagnoli))
+	return ckframe.AppendChecksum(bytes.Clone(body))
 }

@@ -12,10 +12,6 @@ import (
 // reversal ...). Matching compares effective values, so an explicit
 // default and an absent attribute are the same.
 
-// windowOps are the ops whose strides, dilations, pads and kernel_shape
-// default from the input rank (and the weights).
-var windowOps = map[string]bool{"Conv": true, "ConvTranspose": true, "MaxPool": true, "AveragePool": true}
-
 // effAttr returns the effective value of attribute spec on n; kind is the
 // value kind of the attribute. Unset means absent with no default.
 func effAttr(n *graph.Node, spec *graph.AttrSpec) Value {
@@ -36,7 +32,7 @@ func effDefault(n *graph.Node, spec *graph.AttrSpec, k Kind) Value {
 		return unsetVal(k)
 	}
 	r := len(x.Shape)
-	if windowOps[n.Op] && r >= 2 {
+	if s := n.Schema(); s != nil && s.Window && r >= 2 {
 		sp := r - 2
 		switch spec.Name {
 		case "strides", "dilations":
@@ -44,7 +40,7 @@ func effDefault(n *graph.Node, spec *graph.AttrSpec, k Kind) Value {
 		case "pads":
 			return intsVal(repeat(0, 2*sp))
 		case "kernel_shape":
-			if (n.Op == "Conv" || n.Op == "ConvTranspose") && n.Input(1) != nil && n.Input(1).ShapeKnown {
+			if weightDerived(n, spec.Name) && n.Input(1) != nil && n.Input(1).ShapeKnown {
 				w := n.Input(1).Shape
 				if len(w) == r {
 					ks := make([]int64, sp)
@@ -88,18 +84,22 @@ func isDefault(n *graph.Node, spec *graph.AttrSpec) bool {
 	return attrToValue(a).Equal(effDefault(n, spec, k))
 }
 
-// weightDerived lists attributes a record never carries because the
-// weights determine them: Conv's kernel_shape is redundant with the weight
-// shape, and a rule that changes the weights (enlarging a kernel) must not
-// copy the old value.
-var weightDerived = map[string]string{"Conv": "kernel_shape", "ConvTranspose": "kernel_shape"}
+// weightDerived reports whether the weights of n determine attribute
+// name (the op table's WeightDerived). A record never carries such an
+// attribute: Conv's kernel_shape is redundant with the weight shape, and a
+// rule that changes the weights (enlarging a kernel) must not copy the old
+// value.
+func weightDerived(n *graph.Node, name string) bool {
+	s := n.Schema()
+	return s != nil && slices.Contains(s.WeightDerived, name)
+}
 
 // captureRecord returns the record of n's attributes other than named:
 // the explicit ones (copied to targets) and the node (for comparisons).
 func captureRecord(n *graph.Node, named []string) Value {
 	rec := graph.Attrs{}
 	for name, a := range n.Attrs {
-		if !slices.Contains(named, name) && weightDerived[n.Op] != name {
+		if !slices.Contains(named, name) && !weightDerived(n, name) {
 			rec[name] = a.Clone()
 		}
 	}
@@ -119,7 +119,7 @@ func recordsEqual(v, w Value) bool {
 		}
 		for i := range s.Attrs {
 			spec := &s.Attrs[i]
-			if slices.Contains(v.named, spec.Name) || weightDerived[v.node.Op] == spec.Name {
+			if slices.Contains(v.named, spec.Name) || weightDerived(v.node, spec.Name) {
 				continue
 			}
 			a, b := effAttr(v.node, spec), effAttr(w.node, spec)

@@ -188,39 +188,26 @@ func (en *env) binary(x *Expr) (Value, error) {
 		return Value{}, fmt.Errorf("operator %s on an unset value", x.Name)
 	}
 	if a.Kind == KInt && b.Kind == KInt {
-		p, q := a.Int, b.Int
-		switch x.Name {
-		case "+":
-			return intVal(p + q), nil
-		case "-":
-			return intVal(p - q), nil
-		case "*":
-			return intVal(p * q), nil
-		case "/":
-			if q == 0 {
-				return Value{}, fmt.Errorf("division by zero")
-			}
-			return intVal(p / q), nil
-		case "<":
-			return boolVal(p < q), nil
-		case "<=":
-			return boolVal(p <= q), nil
-		case ">":
-			return boolVal(p > q), nil
-		case ">=":
-			return boolVal(p >= q), nil
+		if x.Name == "/" && b.Int == 0 {
+			return Value{}, fmt.Errorf("division by zero")
 		}
+		return arith(x.Name, a.Int, b.Int, intVal)
 	}
-	p, q := a.asFloat(), b.asFloat()
-	switch x.Name {
+	return arith(x.Name, a.asFloat(), b.asFloat(), floatVal)
+}
+
+// arith applies the arithmetic or ordering operator op to p and q; num
+// makes the Value of an arithmetic result.
+func arith[T int64 | float64](op string, p, q T, num func(T) Value) (Value, error) {
+	switch op {
 	case "+":
-		return floatVal(p + q), nil
+		return num(p + q), nil
 	case "-":
-		return floatVal(p - q), nil
+		return num(p - q), nil
 	case "*":
-		return floatVal(p * q), nil
+		return num(p * q), nil
 	case "/":
-		return floatVal(p / q), nil
+		return num(p / q), nil
 	case "<":
 		return boolVal(p < q), nil
 	case "<=":
@@ -230,5 +217,5 @@ func (en *env) binary(x *Expr) (Value, error) {
 	case ">=":
 		return boolVal(p >= q), nil
 	}
-	return Value{}, fmt.Errorf("bad operator %s", x.Name)
+	return Value{}, fmt.Errorf("bad operator %s", op)
 }

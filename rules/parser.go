@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -194,6 +195,19 @@ func (p *parser) isKeyword(s string) bool {
 	return t.kind == tIdent && t.text == s
 }
 
+// list parses comma-separated items, each by item, up to and including
+// the closing punctuation close (a trailing comma is allowed).
+func (p *parser) list(close string, item func()) {
+	for !p.isPunct(close) {
+		item()
+		if !p.isPunct(",") {
+			break
+		}
+		p.i++
+	}
+	p.expect(close)
+}
+
 func (p *parser) expect(s string) token {
 	t := p.tok()
 	if t.kind != tPunct || t.text != s {
@@ -307,17 +321,23 @@ func (p *parser) patExpr() *rawArg {
 		return &rawArg{pos: t.pos, node: p.opCall(t.text)}
 	}
 	a := &rawArg{pos: t.pos, name: t.text}
-	if p.isPunct(".") {
-		p.i++
-		n := p.tok()
-		if n.kind != tInt {
-			p.fail(n, "expected an output number after %s., found %s", t.text, describe(n))
-		}
-		p.i++
-		a.output, _ = strconv.Atoi(n.text)
-		a.hasOutput = true
-	}
+	a.output, a.hasOutput = p.outputSuffix(t)
 	return a
+}
+
+// outputSuffix parses an optional ".N" output number after the name t.
+func (p *parser) outputSuffix(t token) (int, bool) {
+	if !p.isPunct(".") {
+		return 0, false
+	}
+	p.i++
+	n := p.tok()
+	if n.kind != tInt {
+		p.fail(n, "expected an output number after %s., found %s", t.text, describe(n))
+	}
+	p.i++
+	out, _ := strconv.Atoi(n.text)
+	return out, true
 }
 
 // opCall parses Op[attrs](args) with the op name as the current token.
@@ -326,7 +346,7 @@ func (p *parser) opCall(label string) *rawNode {
 	n := &rawNode{pos: op.pos, label: label, op: op.text}
 	if p.isPunct("[") {
 		p.i++
-		for !p.isPunct("]") {
+		p.list("]", func() {
 			if p.isPunct("..") {
 				p.i++
 				r := p.ident("a record variable after '..'")
@@ -339,22 +359,12 @@ func (p *parser) opCall(label string) *rawNode {
 				p.expect("=")
 				n.attrs = append(n.attrs, &rawAttr{pos: name.pos, name: name.text, value: p.vexpr()})
 			}
-			if !p.isPunct(",") {
-				break
-			}
-			p.i++
-		}
-		p.expect("]")
+		})
 	}
 	p.expect("(")
-	for !p.isPunct(")") {
+	p.list(")", func() {
 		n.args = append(n.args, p.patExpr())
-		if !p.isPunct(",") {
-			break
-		}
-		p.i++
-	}
-	p.expect(")")
+	})
 	return n
 }
 
@@ -369,7 +379,7 @@ func (p *parser) whereItems() []*rawWhere {
 		case p.isPunct("["):
 			p.i++
 			w.isShape = true
-			for !p.isPunct("]") {
+			p.list("]", func() {
 				if p.isPunct("*") {
 					p.i++
 					s := p.ident("a segment name after '*'")
@@ -378,12 +388,7 @@ func (p *parser) whereItems() []*rawWhere {
 					t := p.tok()
 					w.dims = append(w.dims, &rawDim{pos: t.pos, expr: p.vexpr()})
 				}
-				if !p.isPunct(",") {
-					break
-				}
-				p.i++
-			}
-			p.expect("]")
+			})
 			switch {
 			case p.isKeyword("pos"):
 				p.i++
@@ -395,14 +400,9 @@ func (p *parser) whereItems() []*rawWhere {
 		case p.isKeyword("in"):
 			p.i++
 			p.expect("{")
-			for !p.isPunct("}") {
+			p.list("}", func() {
 				w.domain = append(w.domain, p.vexpr())
-				if !p.isPunct(",") {
-					break
-				}
-				p.i++
-			}
-			p.expect("}")
+			})
 			if len(w.domain) == 0 {
 				p.fail(p.tok(), "empty domain for %s", name.text)
 			}
@@ -438,14 +438,9 @@ func (p *parser) vexpr() *Expr {
 		p.i++
 		p.expect("{")
 		e := &Expr{Op: EIn, Pos: t.pos, Args: []*Expr{x}}
-		for !p.isPunct("}") {
+		p.list("}", func() {
 			e.Args = append(e.Args, p.vexpr())
-			if !p.isPunct(",") {
-				break
-			}
-			p.i++
-		}
-		p.expect("}")
+		})
 		if len(e.Args) == 1 {
 			p.fail(t, "empty set after 'in'")
 		}
@@ -454,22 +449,17 @@ func (p *parser) vexpr() *Expr {
 	return x
 }
 
-func (p *parser) addExpr() *Expr {
-	x := p.mulExpr()
-	for p.isPunct("+") || p.isPunct("-") {
-		t := p.tok()
-		p.i++
-		x = &Expr{Op: EBinary, Pos: t.pos, Name: t.text, Args: []*Expr{x, p.mulExpr()}}
-	}
-	return x
-}
+func (p *parser) addExpr() *Expr { return p.leftAssoc(p.mulExpr, "+", "-") }
 
-func (p *parser) mulExpr() *Expr {
-	x := p.unary()
-	for p.isPunct("*") || p.isPunct("/") {
-		t := p.tok()
+func (p *parser) mulExpr() *Expr { return p.leftAssoc(p.unary, "*", "/") }
+
+// leftAssoc parses operand (op operand)* for the binary operators ops,
+// grouping to the left.
+func (p *parser) leftAssoc(operand func() *Expr, ops ...string) *Expr {
+	x := operand()
+	for t := p.tok(); t.kind == tPunct && slices.Contains(ops, t.text); t = p.tok() {
 		p.i++
-		x = &Expr{Op: EBinary, Pos: t.pos, Name: t.text, Args: []*Expr{x, p.unary()}}
+		x = &Expr{Op: EBinary, Pos: t.pos, Name: t.text, Args: []*Expr{x, operand()}}
 	}
 	return x
 }
@@ -518,27 +508,13 @@ func (p *parser) primary() *Expr {
 		if p.isPunct("(") {
 			p.i++
 			e := &Expr{Op: ECall, Pos: t.pos, Name: t.text}
-			for !p.isPunct(")") {
+			p.list(")", func() {
 				e.Args = append(e.Args, p.vexpr())
-				if !p.isPunct(",") {
-					break
-				}
-				p.i++
-			}
-			p.expect(")")
+			})
 			return e
 		}
 		e := &Expr{Op: EName, Pos: t.pos, Name: t.text}
-		if p.isPunct(".") {
-			p.i++
-			n := p.tok()
-			if n.kind != tInt {
-				p.fail(n, "expected an output number after %s., found %s", t.text, describe(n))
-			}
-			p.i++
-			e.Output, _ = strconv.Atoi(n.text)
-			e.HasOutput = true
-		}
+		e.Output, e.HasOutput = p.outputSuffix(t)
 		return e
 	case tPunct:
 		switch t.text {
@@ -550,29 +526,19 @@ func (p *parser) primary() *Expr {
 		case "[":
 			p.i++
 			e := &Expr{Op: EList, Pos: t.pos}
-			for !p.isPunct("]") {
+			p.list("]", func() {
 				e.Args = append(e.Args, p.vexpr())
-				if !p.isPunct(",") {
-					break
-				}
-				p.i++
-			}
-			p.expect("]")
+			})
 			return e
 		case "{":
 			p.i++
 			e := &Expr{Op: ERecord, Pos: t.pos}
-			for !p.isPunct("}") {
+			p.list("}", func() {
 				name := p.ident("an attribute name")
 				p.expect("=")
 				e.Fields = append(e.Fields, name.text)
 				e.Args = append(e.Args, p.vexpr())
-				if !p.isPunct(",") {
-					break
-				}
-				p.i++
-			}
-			p.expect("}")
+			})
 			return e
 		}
 	}

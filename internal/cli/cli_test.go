@@ -51,6 +51,28 @@ func run(args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
+// expectRun runs the CLI with args and checks its exit code and that
+// stdout contains every string of wantOut and stderr every string of
+// wantErr; it returns stderr.
+func expectRun(t *testing.T, args []string, wantCode int, wantOut, wantErr []string) string {
+	t.Helper()
+	code, stdout, stderr := run(args...)
+	if code != wantCode {
+		t.Fatalf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, wantCode, stdout, stderr)
+	}
+	for _, w := range wantOut {
+		if !strings.Contains(stdout, w) {
+			t.Errorf("stdout lacks %q:\n%s", w, stdout)
+		}
+	}
+	for _, w := range wantErr {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	return stderr
+}
+
 func TestErrorPaths(t *testing.T) {
 	dir := fixtures(t)
 	f := func(name string) string { return filepath.Join(dir, name) }
@@ -96,15 +118,7 @@ func TestErrorPaths(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
+			stderr := expectRun(t, tc.args, tc.code, nil, tc.want)
 			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
 				t.Errorf("stderr shows a panic:\n%s", stderr)
 			}

@@ -3,7 +3,6 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -43,20 +42,7 @@ func TestRulesFile(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			code, stdout, stderr := run(tc.args...)
-			if code != tc.code {
-				t.Fatalf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, stdout, stderr)
-			}
-			for _, w := range tc.wantOut {
-				if !strings.Contains(stdout, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, stdout)
-				}
-			}
-			for _, w := range tc.wantErr {
-				if !strings.Contains(stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, stderr)
-				}
-			}
+			expectRun(t, tc.args, tc.code, tc.wantOut, tc.wantErr)
 			if _, err := os.Stat(out); (err == nil) != tc.wantOutput {
 				t.Errorf("output file exists: %v, want %v", err == nil, tc.wantOutput)
 			}

@@ -100,39 +100,3 @@ func (b *Backend) ObserveTypes(m *graph.Model, inputs map[string]*graph.Tensor) 
 	}
 	return res, nil
 }
-
-// typeOf returns the dtype and shape of an ONNX Runtime tensor without
-// copying its data.
-func typeOf(v ortgo.Value) (graph.ObservedType, error) {
-	if t, ok := fromORTScalar(v); ok {
-		return graph.ObservedType{DType: t.DType, Shape: []int{}}, nil
-	}
-	var dt graph.DType
-	switch v.(type) {
-	case *ortgo.Tensor[float32]:
-		dt = graph.Float32
-	case *ortgo.Tensor[float64]:
-		dt = graph.Float64
-	case *ortgo.Tensor[int64]:
-		dt = graph.Int64
-	case *ortgo.Tensor[int32]:
-		dt = graph.Int32
-	case *ortgo.Tensor[int16]:
-		dt = graph.Int16
-	case *ortgo.Tensor[int8]:
-		dt = graph.Int8
-	case *ortgo.Tensor[uint8]:
-		dt = graph.Uint8
-	case *ortgo.Tensor[uint16]:
-		dt = graph.Uint16
-	case *ortgo.Tensor[uint32]:
-		dt = graph.Uint32
-	case *ortgo.Tensor[uint64]:
-		dt = graph.Uint64
-	case *ortgo.Tensor[bool]:
-		dt = graph.Bool
-	default:
-		return graph.ObservedType{}, fmt.Errorf("unsupported ONNX Runtime value of type %T", v)
-	}
-	return graph.ObservedType{DType: dt, Shape: intsOf(v.GetShape())}, nil
-}

@@ -1,0 +1,65 @@
+package executor
+
+import (
+	"slices"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// numFns holds the instantiations of one generic kernel function for the
+// numeric element types, in the order of numDTypes: float32, float64,
+// int64, int32, int16, int8, uint64, uint32, uint16, uint8. A kernel that
+// supports fewer types lists a prefix (the floats; the floats and the
+// 64- and 32-bit signed integers). A kernel picks its instantiation once,
+// when it is compiled, so that running it needs no type switch.
+type numFns[F any] []F
+
+// numDTypes is the dtype of each position of a numFns.
+var numDTypes = [...]graph.DType{
+	graph.Float32, graph.Float64, graph.Int64, graph.Int32, graph.Int16,
+	graph.Int8, graph.Uint64, graph.Uint32, graph.Uint16, graph.Uint8,
+}
+
+// forDT returns the instantiation for dt, or an error naming what (the op
+// or kernel) when dt has none.
+func (fs numFns[F]) forDT(what string, dt graph.DType) (F, error) {
+	if i := slices.Index(numDTypes[:], dt); i >= 0 && i < len(fs) {
+		return fs[i], nil
+	}
+	var zero F
+	return zero, errDType(what, dt)
+}
+
+// aroundAxis returns the products of shape's dims before and after axis
+// ax: a tensor viewed as [outer, shape[ax], inner].
+func aroundAxis(shape []int, ax int) (outer, inner int) {
+	outer, inner = 1, 1
+	for _, d := range shape[:ax] {
+		outer *= d
+	}
+	for _, d := range shape[ax+1:] {
+		inner *= d
+	}
+	return outer, inner
+}
+
+// floatYX runs the float32 or float64 instantiation of a kernel body on
+// output y and input x, chosen by x's element type (compile admitted only
+// the floats).
+func floatYX[K any](rc *runCtx, k K, y, x any, f32 func(*runCtx, K, []float32, []float32), f64 func(*runCtx, K, []float64, []float64)) {
+	if x32, ok := x.([]float32); ok {
+		f32(rc, k, y.([]float32), x32)
+		return
+	}
+	f64(rc, k, y.([]float64), x.([]float64))
+}
+
+// floatIO runs the float32 or float64 instantiation of a kernel body that
+// reads its typed operands itself, chosen by the first input's element
+// type.
+func floatIO[K any](rc *runCtx, k K, ins, outs []any, f32, f64 func(*runCtx, K, []any, []any) error) error {
+	if _, ok := ins[0].([]float32); ok {
+		return f32(rc, k, ins, outs)
+	}
+	return f64(rc, k, ins, outs)
+}

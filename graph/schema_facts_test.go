@@ -1,0 +1,41 @@
+package graph
+
+import (
+	"slices"
+	"sort"
+	"testing"
+)
+
+// TestOpFacts pins the per-op flags of the table that other packages read
+// instead of keeping their own lists: Movement (models' FLOP count),
+// Window and WeightDerived (the effective attribute defaults of rules).
+func TestOpFacts(t *testing.T) {
+	tests := []struct {
+		name string
+		has  func(*OpSchema) bool
+		want []string
+	}{
+		{"Movement", func(s *OpSchema) bool { return s.Movement }, []string{
+			"Cast", "Concat", "Constant", "Dropout", "Expand", "Flatten", "Gather", "Identity",
+			"Pad", "Reshape", "Shape", "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze",
+		}},
+		{"Window", func(s *OpSchema) bool { return s.Window }, []string{"AveragePool", "Conv", "ConvTranspose", "MaxPool"}},
+		{"WeightDerived kernel_shape", func(s *OpSchema) bool { return slices.Contains(s.WeightDerived, "kernel_shape") },
+			[]string{"Conv", "ConvTranspose"}},
+		{"any WeightDerived", func(s *OpSchema) bool { return len(s.WeightDerived) > 0 }, []string{"Conv", "ConvTranspose"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, s := range Schemas() {
+				if tc.has(s) {
+					got = append(got, s.Op)
+				}
+			}
+			sort.Strings(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("ops %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
