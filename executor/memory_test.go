@@ -13,14 +13,7 @@ func TestPlannedMemory(t *testing.T) {
 	h := b.Op("MatMul", []*graph.Value{x, w}, nil)
 	h = b.Op("Relu", []*graph.Value{h}, nil)
 	b.Output(b.Op("Tanh", []*graph.Value{h}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	mem, err := PlannedMemory(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, mem := plan(t, b)
 	if mem.Weights != 32*64*4 {
 		t.Errorf("weights %d bytes, want %d", mem.Weights, 32*64*4)
 	}
@@ -68,17 +61,24 @@ func TestPlannedMemoryConstants(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := graph.NewBuilder("m")
 			b.Output(b.Op("Tanh", []*graph.Value{tc.build(b, b.Input("x", graph.Float32, 4, 32))}, nil))
-			g, err := b.Graph()
-			if err != nil {
-				t.Fatal(err)
-			}
-			mem, err := PlannedMemory(g)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, mem := plan(t, b)
 			if mem.Weights != tc.want {
 				t.Errorf("weights %d bytes, want %d", mem.Weights, tc.want)
 			}
 		})
 	}
+}
+
+// plan builds b's graph and returns it with its planned memory.
+func plan(t *testing.T, b *graph.Builder) (*graph.Graph, Memory) {
+	t.Helper()
+	g, err := b.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := PlannedMemory(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, mem
 }
