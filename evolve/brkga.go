@@ -47,6 +47,11 @@ type BRKGAConfig struct {
 	TimeLimit time.Duration
 	// Progress, if set, is called after each generation.
 	Progress func(generation, evaluations int, best time.Duration)
+	// Keys, when set, switches to priority decoding (see KeyDist): a
+	// chromosome holds one key per action at every decision point, fresh
+	// keys come from Keys, and each step takes the valid action with the
+	// largest key. It excludes a Prior.
+	Keys KeyDist
 }
 
 func (c BRKGAConfig) withDefaults(horizon int) (BRKGAConfig, error) {
@@ -110,9 +115,11 @@ func (r BRKGAResult) Speedup() float64 {
 	return float64(r.InitialLatency) / float64(r.BestLatency)
 }
 
-// individual is a chromosome with its decoded fitness.
+// individual is a chromosome with its decoded fitness. keys[t] holds the
+// keys of decision point t: one key with inverse-CDF decoding, one per
+// action with priority decoding (filled as decoding reaches it).
 type individual struct {
-	keys    []float64
+	keys    [][]float64
 	fitness time.Duration
 	best    *graph.Graph
 	applied []string
@@ -126,21 +133,27 @@ func BRKGA(e *env.Env, prior Prior, cfg BRKGAConfig) (BRKGAResult, error) {
 	if err != nil {
 		return BRKGAResult{}, err
 	}
+	if prior != nil && cfg.Keys != nil {
+		return BRKGAResult{}, errors.New("evolve: a Prior and a KeyDist exclude each other")
+	}
 	t0 := time.Now()
 	rng := rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15))
 	res := BRKGAResult{StopReason: "budget"}
 	nElite := max(1, int(math.Round(cfg.EliteFrac*float64(cfg.Population))))
 	nMutant := int(math.Round(cfg.MutantFrac * float64(cfg.Population)))
-	fresh := func() []float64 {
-		k := make([]float64, cfg.Length)
-		for i := range k {
-			k[i] = rng.Float64()
+	fresh := func() [][]float64 {
+		k := make([][]float64, cfg.Length)
+		if cfg.Keys == nil {
+			for i := range k {
+				k[i] = []float64{rng.Float64()}
+			}
 		}
 		return k
 	}
+	dec := decoder{prior: prior, keys: cfg.Keys, rng: rng}
 	var pop []*individual
-	evaluate := func(keys []float64) error {
-		ind, init, err := decode(e, prior, keys, cfg.EpisodeSeed)
+	evaluate := func(keys [][]float64) error {
+		ind, init, err := dec.decode(e, keys, cfg.EpisodeSeed)
 		if err != nil {
 			return err
 		}
@@ -185,15 +198,7 @@ func BRKGA(e *env.Env, prior Prior, cfg BRKGAConfig) (BRKGAResult, error) {
 			if len(rest) > 0 {
 				b = rest[rng.IntN(len(rest))]
 			}
-			child := make([]float64, cfg.Length)
-			for i := range child {
-				if rng.Float64() < cfg.Inherit {
-					child[i] = a.keys[i]
-				} else {
-					child[i] = b.keys[i]
-				}
-			}
-			if err := evaluate(child); err != nil {
+			if err := evaluate(crossover(a.keys, b.keys, cfg.Inherit, rng)); err != nil {
 				return res, err
 			}
 		}
@@ -208,18 +213,69 @@ func sortPop(pop []*individual) {
 	sort.SliceStable(pop, func(i, j int) bool { return pop[i].fitness < pop[j].fitness })
 }
 
+// crossover returns a child of elite a and other parent b: every key
+// comes from a with probability inherit, else from b; a key only one
+// parent has comes from that parent.
+func crossover(a, b [][]float64, inherit float64, rng *rand.Rand) [][]float64 {
+	child := make([][]float64, len(a))
+	for t := range child {
+		ra, rb := a[t], b[t]
+		row := make([]float64, max(len(ra), len(rb)))
+		for i := range row {
+			switch {
+			case i >= len(rb):
+				row[i] = ra[i]
+			case i >= len(ra):
+				row[i] = rb[i]
+			case rng.Float64() < inherit:
+				row[i] = ra[i]
+			default:
+				row[i] = rb[i]
+			}
+		}
+		child[t] = row
+	}
+	return child
+}
+
+// decoder turns chromosomes into episodes.
+type decoder struct {
+	prior Prior
+	keys  KeyDist
+	rng   *rand.Rand
+}
+
+// action returns the action of decision point t, filling keys[t] from
+// the KeyDist where priority decoding needs keys it does not have.
+func (d decoder) action(e *env.Env, obs *env.Observation, keys [][]float64, t int) (int, error) {
+	if d.keys == nil {
+		return keyAction(obs, d.prior, keys[t][0])
+	}
+	if len(keys[t]) < len(obs.Mask) {
+		drawn, err := d.keys.Keys(obs, e.Candidates(), d.rng)
+		if err != nil {
+			return 0, err
+		}
+		if len(drawn) != len(obs.Mask) {
+			return 0, fmt.Errorf("key distribution gave %d keys for %d actions", len(drawn), len(obs.Mask))
+		}
+		keys[t] = append(keys[t], drawn[len(keys[t]):]...)
+	}
+	return priorityAction(obs, keys[t])
+}
+
 // decode plays one episode of e with the actions the keys select and
 // returns the individual and the start graph's latency. The individual's
 // rules are those applied up to its best graph.
-func decode(e *env.Env, prior Prior, keys []float64, seed uint64) (*individual, time.Duration, error) {
+func (d decoder) decode(e *env.Env, keys [][]float64, seed uint64) (*individual, time.Duration, error) {
 	obs, info, err := e.Reset(seed)
 	if err != nil {
 		return nil, 0, err
 	}
 	initial, best, bestLen := info.InitialLatency, info.InitialLatency, 0
 	ended := false
-	for _, k := range keys {
-		a, err := keyAction(obs, prior, k)
+	for t := range keys {
+		a, err := d.action(e, obs, keys, t)
 		if err != nil {
 			return nil, 0, fmt.Errorf("evolve: step %d: %w", info.Step+1, err)
 		}

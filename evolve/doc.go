@@ -11,4 +11,11 @@
 // the network biases every decoded chromosome, mutants included, while the
 // genetic operators stay the same. A chromosome's fitness is the lowest
 // latency its episode reached.
+//
+// With BRKGAConfig.Keys, decoding is by priority instead: a chromosome
+// holds a key per action at every decision point, the step takes the
+// valid action with the largest key, and fresh keys (the initial
+// population and the mutants) come from a KeyDist — uniform by default,
+// or per-candidate Beta distributions predicted by a network, which is
+// REGAL's method (package regal).
 package evolve

@@ -132,6 +132,19 @@ func runKernel(rc *runCtx, st *step, ins, outs []any) (err error) {
 // constants are not included.
 func (e *Executor) PeakBytes() int64 { return e.peak }
 
+// ConstBytes returns the bytes of the constants the executor holds: the
+// graph's constants that nodes read and the values it folded when
+// compiling, in execution dtypes.
+func (e *Executor) ConstBytes() int64 {
+	var n int64
+	for i := range e.slots {
+		if s := &e.slots[i]; s.kind == slotConst {
+			n += int64(s.n) * int64(max(s.dt.Size(), 1))
+		}
+	}
+	return n
+}
+
 // InputNames returns the names of the graph inputs in order.
 func (e *Executor) InputNames() []string {
 	out := make([]string, len(e.inputs))

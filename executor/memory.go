@@ -9,8 +9,10 @@ import (
 )
 
 // Memory is the memory a model needs for inference as the executor plans
-// it: its constants (weights and other initializers, Constant-node data)
-// and the intermediate buffers of the liveness plan, scratch included.
+// it: the constants it holds (initializers and Constant-node data, and
+// the values of nodes it folds when it compiles the graph, such as a
+// Transpose of a weight, in its execution dtypes) and the intermediate
+// buffers of the liveness plan, scratch included.
 type Memory struct {
 	Weights       int64
 	Intermediates int64
@@ -20,32 +22,15 @@ type Memory struct {
 func (m Memory) Total() int64 { return m.Weights + m.Intermediates }
 
 // PlannedMemory compiles g (static shapes) and returns its planned memory.
-// Nothing is run.
+// Nothing is run. Counting the compile-time folded values makes a graph
+// and its constant-folded form (rewrite.Fold) comparable: both hold the
+// same data once compiled.
 func PlannedMemory(g *graph.Graph) (Memory, error) {
 	ex, err := NewExecutor(g, ExecOptions{Threads: 1})
 	if err != nil {
 		return Memory{}, err
 	}
-	var mem Memory
-	seen := map[*graph.Tensor]bool{}
-	addConst := func(t *graph.Tensor) {
-		if t != nil && !seen[t] {
-			seen[t] = true
-			mem.Weights += int64(t.Len()) * int64(max(t.DType.Size(), 1))
-		}
-	}
-	for _, v := range g.Initializers {
-		addConst(v.Const)
-	}
-	for _, n := range g.Nodes {
-		for _, v := range n.Inputs {
-			if v != nil {
-				addConst(v.Const)
-			}
-		}
-	}
-	mem.Intermediates = ex.PeakBytes()
-	return mem, nil
+	return Memory{Weights: ex.ConstBytes(), Intermediates: ex.PeakBytes()}, nil
 }
 
 // MemoryModel scores models by planned peak memory (PlannedMemory's

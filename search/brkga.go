@@ -16,7 +16,8 @@ const DefaultBRKGAEvaluations = 200
 // BRKGA runs evolve.BRKGA on an environment built from p (horizon and
 // feedback at the environment's defaults, every candidate shown): Budget
 // bounds the decoded chromosomes (default DefaultBRKGAEvaluations) and
-// Options.Prior, when set, biases decoding. Path lists the rules of the
+// Options.Prior, when set, biases decoding, and Options.Keys switches to
+// priority decoding with keys from that distribution. Path lists the rules of the
 // best chromosome's episode up to the best graph; per-rule Candidates are
 // not counted (decoding sees the environment, not the rewriter).
 func BRKGA(p *Problem, o Options) (*Result, error) {
@@ -28,7 +29,7 @@ func BRKGA(p *Problem, o Options) (*Result, error) {
 	if budget <= 0 {
 		budget = DefaultBRKGAEvaluations
 	}
-	cfg := evolve.BRKGAConfig{Evaluations: budget, Seed: o.Seed, EpisodeSeed: o.Seed, TimeLimit: o.TimeLimit}
+	cfg := evolve.BRKGAConfig{Evaluations: budget, Seed: o.Seed, EpisodeSeed: o.Seed, TimeLimit: o.TimeLimit, Keys: o.Keys}
 	if o.Progress != nil {
 		cfg.Progress = func(_, evals int, best time.Duration) { o.Progress(evals, best) }
 	}

@@ -36,6 +36,9 @@ type Options struct {
 	// Prior, when set, biases BRKGA's decoding (a trained policy's action
 	// probabilities, for example); the other algorithms ignore it.
 	Prior evolve.Prior
+	// Keys, when set, makes BRKGA decode by priority with fresh keys from
+	// this distribution (a trained regal network, say); it excludes Prior.
+	Keys evolve.KeyDist
 }
 
 // Problem is what every algorithm optimises: a start model, the rewriter

@@ -1,9 +1,12 @@
 package search
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/evolve"
 	"github.com/xrl-dev/xrl/internal/xrltest"
 )
 
@@ -27,6 +30,7 @@ func TestAlgorithmsFindTheOptimum(t *testing.T) {
 		{"greedy", Options{}, StopNoCandidates},
 		{"taso", Options{Budget: 1000}, StopQueueEmpty},
 		{"brkga", Options{Budget: 120, Seed: 3}, StopBudget},
+		{"brkga", Options{Budget: 120, Seed: 3, Keys: evolve.UniformKeys{}}, StopBudget},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -105,5 +109,25 @@ func TestAlphaPrunes(t *testing.T) {
 	}
 	if r1.Steps > r2.Steps || l1.Calls > l2.Calls {
 		t.Errorf("alpha 1.0 expanded more (%d pops, %d queries) than alpha 10 (%d, %d)", r1.Steps, l1.Calls, r2.Steps, l2.Calls)
+	}
+}
+
+// noOpKeys gives No-Op the largest key at every decision point.
+type noOpKeys struct{}
+
+func (noOpKeys) Keys(obs *env.Observation, _ []env.Candidate, _ *rand.Rand) ([]float64, error) {
+	k := make([]float64, len(obs.Mask))
+	k[obs.NoOp()] = 1
+	return k, nil
+}
+
+func TestBRKGAKeys(t *testing.T) {
+	p, _ := problem(t)
+	res, err := BRKGA(p, Options{Budget: 6, Seed: 1, Keys: noOpKeys{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.BestLatency != res.InitialLatency || len(res.Path) != 0 {
+		t.Errorf("keys that always choose No-Op changed the graph: %v -> %v by %v", res.InitialLatency, res.BestLatency, res.Path)
 	}
 }

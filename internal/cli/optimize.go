@@ -29,6 +29,7 @@ type optimizeOptions struct {
 	RulesFile string // extra user rules, verified before use
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
+	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
 }
 
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
@@ -79,6 +80,9 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 			if err := opts.validateAgent(c); err != nil {
 				return err
 			}
+			if err := opts.validateBRKGANet(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -100,6 +104,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary) instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
+	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
 }
 
@@ -136,6 +141,9 @@ func optimizeRun(o *optimizeOptions) error {
 	}
 	cfg, err := o.config()
 	if err != nil {
+		return err
+	}
+	if cfg.SearchOptions.Keys, err = o.brkgaKeys(); err != nil {
 		return err
 	}
 	if cfg.Agent == "" {

@@ -67,6 +67,7 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdOptimize(s, nil),
 		NewCmdEnv(s),
 		NewCmdTrain(s, nil),
+		NewCmdRegal(s),
 	)
 	return root
 }

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/evolve"
+	"github.com/xrl-dev/xrl/regal"
+)
+
+// regalOptions holds the flags shared by `xrl regal train` and `compare`.
+type regalOptions struct {
+	IO         IO
+	Models     []string
+	Shapes     shapeOptions
+	Runtime    runtimeOptions
+	Net        string
+	Output     string
+	Iterations int
+	Budget     int
+	Population int
+	Horizon    int
+	MaxCands   int
+	Seeds      int
+	Seed       uint64
+}
+
+// NewCmdRegal returns `xrl regal`, REGAL's learned BRKGA key distributions.
+func NewCmdRegal(s IO) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "regal",
+		Short: "Train and compare the network that steers BRKGA's mutants (REGAL)",
+		Long: `REGAL's method on xrl's environment: a network predicts, for every candidate
+rewrite at every decision point, a Beta distribution from which BRKGA draws that
+candidate's key in fresh chromosomes; decoding takes the valid action with the
+largest key. "train" learns the network with REINFORCE on the outcome of BRKGA
+runs over the given models (reward -best/best with uniform keys, same budget);
+"compare" runs BRKGA with and without the network at equal budgets. Use the
+network with "xrl optimize --search brkga --brkga-net FILE".`,
+	}
+	c.AddCommand(newCmdRegalTrain(s), newCmdRegalCompare(s))
+	return c
+}
+
+func (o *regalOptions) addFlags(c *cobra.Command) {
+	f := c.Flags()
+	o.Shapes.addFlags(c)
+	o.Runtime.addFlags(c, true)
+	f.IntVar(&o.Budget, "budget", 40, "decoded chromosomes (cost-model evaluations of episodes) per BRKGA run")
+	f.IntVar(&o.Population, "population", 10, "BRKGA population")
+	f.IntVar(&o.Horizon, "horizon", 20, "episode length (decision points per chromosome)")
+	f.IntVar(&o.MaxCands, "max-candidates", 64, "candidates shown per step")
+	f.IntVar(&o.Seeds, "seeds", 3, "BRKGA seeds per model")
+	f.Uint64Var(&o.Seed, "seed", 1, "random seed of the network's initialisation and sampling")
+}
+
+func (o *regalOptions) validate() error {
+	if len(o.Models) == 0 {
+		return usagef("give at least one model")
+	}
+	if o.Budget < 2 || o.Population < 2 || o.Horizon < 1 || o.MaxCands < 1 || o.Seeds < 1 {
+		return usagef("--budget and --population must be at least 2, --horizon, --max-candidates and --seeds positive")
+	}
+	if o.Runtime.Runtime == "" {
+		o.Runtime.Runtime = "roofline"
+	}
+	return o.Runtime.validate(true)
+}
+
+func newCmdRegalTrain(s IO) *cobra.Command {
+	o := &regalOptions{IO: s}
+	c := &cobra.Command{
+		Use:   "train MODEL.onnx... -o NET",
+		Short: "Train the key-distribution network on models",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Models = args
+			if o.Output == "" {
+				return usagef("-o/--output is required")
+			}
+			if o.Iterations < 1 {
+				return usagef("--iterations must be positive, got %d", o.Iterations)
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return regalTrainRun(o)
+		},
+	}
+	o.addFlags(c)
+	c.Flags().StringVarP(&o.Output, "output", "o", "", "network checkpoint to write")
+	c.Flags().IntVar(&o.Iterations, "iterations", 60, "BRKGA runs with the network (cycling over the models)")
+	return c
+}
+
+func newCmdRegalCompare(s IO) *cobra.Command {
+	o := &regalOptions{IO: s}
+	c := &cobra.Command{
+		Use:   "compare MODEL.onnx... --net NET",
+		Short: "Run BRKGA with the network's keys and with uniform keys at equal budgets",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			o.Models = args
+			if o.Net == "" {
+				return usagef("--net is required")
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return regalCompareRun(o)
+		},
+	}
+	o.addFlags(c)
+	c.Flags().StringVar(&o.Net, "net", "", "network checkpoint (xrl regal train)")
+	return c
+}
+
+// graphs builds one environment per model.
+func (o *regalOptions) graphs() ([]regal.Graph, error) {
+	lm, err := rewardLatency(o.Runtime.Runtime, &o.Runtime, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []regal.Graph
+	for _, path := range o.Models {
+		sp, err := prepareStart(path, &o.Shapes, nil)
+		if err != nil {
+			return nil, err
+		}
+		e, err := env.New(env.Config{Model: sp.Model, Rewriter: sp.Engine, Latency: lm, Horizon: o.Horizon, MaxCandidates: o.MaxCands})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		out = append(out, regal.Graph{Name: path, Env: e})
+	}
+	return out, nil
+}
+
+func (o *regalOptions) brkga() evolve.BRKGAConfig {
+	return evolve.BRKGAConfig{Evaluations: o.Budget, Population: o.Population, Length: o.Horizon}
+}
+
+func regalTrainRun(o *regalOptions) error {
+	graphs, err := o.graphs()
+	if err != nil {
+		return err
+	}
+	net, err := regal.New(regal.Config{Seed: o.Seed})
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	_, err = regal.Train(net, graphs, regal.TrainConfig{Iterations: o.Iterations, BRKGA: o.brkga(), Seeds: o.Seeds, Seed: o.Seed,
+		Progress: func(st regal.IterStats) {
+			fmt.Fprintf(o.IO.Err, "iteration %d %s seed %d: network %v uniform %v reward %.4f (baseline %.4f, %d choices)\n",
+				st.Iteration, st.Graph, st.Seed, st.Network, st.Uniform, st.Reward, st.Baseline, st.Choices)
+		}})
+	if err != nil {
+		return err
+	}
+	if err := net.SaveFile(o.Output); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Out, "wrote %s after %d iterations in %v\n", o.Output, o.Iterations, time.Since(t0).Round(time.Second))
+	return nil
+}
+
+func regalCompareRun(o *regalOptions) error {
+	net, err := regal.LoadFile(o.Net)
+	if err != nil {
+		return fmt.Errorf("--net: %w", err)
+	}
+	graphs, err := o.graphs()
+	if err != nil {
+		return err
+	}
+	rows, err := regal.Compare(net, graphs, o.brkga(), o.Seeds)
+	if err != nil {
+		return err
+	}
+	writeRegalTable(o.IO.Out, rows, o)
+	return nil
+}
+
+// writeRegalTable prints the comparison as a Markdown table, one row per
+// model with the mean speedups over the seeds.
+func writeRegalTable(w io.Writer, rows []regal.Comparison, o *regalOptions) {
+	fmt.Fprintf(w, "BRKGA budget %d decoded chromosomes, population %d, horizon %d, %d seeds, latency model %s\n\n",
+		o.Budget, o.Population, o.Horizon, o.Seeds, o.Runtime.Runtime)
+	fmt.Fprintln(w, "| model | speedup uniform keys | speedup network keys | network better / equal / worse |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for i := 0; i < len(rows); {
+		j, su, sn, b, e, wo := i, 0.0, 0.0, 0, 0, 0
+		for ; j < len(rows) && rows[j].Graph == rows[i].Graph; j++ {
+			r := rows[j]
+			su += float64(r.Initial) / float64(r.Uniform)
+			sn += float64(r.Initial) / float64(r.Network)
+			switch {
+			case r.Network < r.Uniform:
+				b++
+			case r.Network == r.Uniform:
+				e++
+			default:
+				wo++
+			}
+		}
+		n := float64(j - i)
+		fmt.Fprintf(w, "| %s | %.4f | %.4f | %d / %d / %d |\n", rows[i].Graph, su/n, sn/n, b, e, wo)
+		i = j
+	}
+}
