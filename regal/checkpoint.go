@@ -1,51 +1,43 @@
 package regal
 
 import (
-	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"os"
 
 	"github.com/xrl-dev/xrl/internal/atomicfile"
+	"github.com/xrl-dev/xrl/internal/ckframe"
 )
 
-// Checkpoint format (little-endian):
+// Checkpoint format: an internal/ckframe frame (magic "xrl-regal\n",
+// version, CRC-32C of everything before it) whose body is, little-endian,
 //
-//	magic "xrl-regal\n" | uint32 version | uint32 n | n bytes of JSON
-//	Config | per parameter of New(Config), in order: float32 values |
-//	uint32 CRC-32C of all the bytes before it
-const (
-	checkpointMagic   = "xrl-regal\n"
-	checkpointVersion = 1
-	maxConfigJSON     = 1 << 16
-)
+//	uint32 n | n bytes of JSON Config | per parameter of New(Config), in
+//	order: float32 values
+const maxConfigJSON = 1 << 16
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// frame is the regal checkpoint's framing.
+var frame = ckframe.Frame{Magic: "xrl-regal\n", Version: 1, Kind: "REGAL network"}
 
 // Save writes the network's configuration and weights to w.
 func (n *Net) Save(w io.Writer) error {
-	var b bytes.Buffer
 	cfg, err := json.Marshal(n.cfg)
 	if err != nil {
 		return fmt.Errorf("regal: save: %w", err)
 	}
 	le := binary.LittleEndian
-	b.WriteString(checkpointMagic)
-	b.Write(le.AppendUint32(nil, checkpointVersion))
-	b.Write(le.AppendUint32(nil, uint32(len(cfg))))
-	b.Write(cfg)
+	b := le.AppendUint32(nil, uint32(len(cfg)))
+	b = append(b, cfg...)
 	for _, p := range n.Params() {
 		for _, v := range p.Value {
-			b.Write(le.AppendUint32(nil, math.Float32bits(v)))
+			b = le.AppendUint32(b, math.Float32bits(v))
 		}
 	}
-	b.Write(le.AppendUint32(nil, crc32.Checksum(b.Bytes(), castagnoli)))
-	if _, err := w.Write(b.Bytes()); err != nil {
+	if _, err := w.Write(frame.Seal(b)); err != nil {
 		return fmt.Errorf("regal: save: %w", err)
 	}
 	return nil
@@ -61,31 +53,27 @@ func Load(r io.Reader) (*Net, error) {
 	fail := func(msg string) (*Net, error) {
 		return nil, fmt.Errorf("regal: not a valid network checkpoint: %s", msg)
 	}
+	p, err := frame.Open(data)
+	if err != nil {
+		return fail(err.Error())
+	}
 	le := binary.LittleEndian
-	if len(data) < len(checkpointMagic)+12 || string(data[:len(checkpointMagic)]) != checkpointMagic {
-		return fail("bad magic or truncated")
+	if len(p) < 4 {
+		return fail("configuration truncated")
 	}
-	body, sum := data[:len(data)-4], le.Uint32(data[len(data)-4:])
-	if crc32.Checksum(body, castagnoli) != sum {
-		return fail("checksum mismatch (corrupt or truncated)")
-	}
-	p := body[len(checkpointMagic):]
-	if v := le.Uint32(p); v != checkpointVersion {
-		return fail(fmt.Sprintf("version %d, want %d", v, checkpointVersion))
-	}
-	nc := le.Uint32(p[4:])
-	if nc > maxConfigJSON || int(nc) > len(p)-8 {
+	nc := le.Uint32(p)
+	if nc > maxConfigJSON || int(nc) > len(p)-4 {
 		return fail("configuration truncated")
 	}
 	var cfg Config
-	if err := json.Unmarshal(p[8:8+nc], &cfg); err != nil {
+	if err := json.Unmarshal(p[4:4+nc], &cfg); err != nil {
 		return fail(err.Error())
 	}
 	net, err := New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	p = p[8+nc:]
+	p = p[4+nc:]
 	for _, prm := range net.Params() {
 		if len(p) < 4*len(prm.Value) {
 			return fail("weights truncated")
