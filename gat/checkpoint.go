@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 
-	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/internal/ckframe"
 )
 
@@ -168,23 +166,7 @@ func errTruncated(err error) error {
 }
 
 // SaveFile writes the checkpoint to path atomically (see atomicfile).
-func (n *Net) SaveFile(path string) error {
-	if err := atomicfile.Write(path, n.Save); err != nil {
-		return fmt.Errorf("gat: save: %w", err)
-	}
-	return nil
-}
+func (n *Net) SaveFile(path string) error { return ckframe.WriteFile("gat", path, n.Save) }
 
 // LoadFile reads a checkpoint written by SaveFile or Save.
-func LoadFile(path string) (*Net, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("gat: %w", err)
-	}
-	defer f.Close()
-	n, err := Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return n, nil
-}
+func LoadFile(path string) (*Net, error) { return ckframe.ReadFile("gat", path, Load) }

@@ -3,13 +3,10 @@ package regal
 import (
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 
-	"github.com/xrl-dev/xrl/internal/atomicfile"
 	"github.com/xrl-dev/xrl/internal/ckframe"
 )
 
@@ -90,26 +87,7 @@ func Load(r io.Reader) (*Net, error) {
 }
 
 // SaveFile writes the checkpoint to path atomically.
-func (n *Net) SaveFile(path string) error {
-	if err := atomicfile.Write(path, n.Save); err != nil {
-		return fmt.Errorf("regal: save: %w", err)
-	}
-	return nil
-}
+func (n *Net) SaveFile(path string) error { return ckframe.WriteFile("regal", path, n.Save) }
 
 // LoadFile reads a checkpoint written by SaveFile.
-func LoadFile(path string) (*Net, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s: no such file", path)
-		}
-		return nil, fmt.Errorf("regal: %w", err)
-	}
-	defer f.Close()
-	n, err := Load(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return n, nil
-}
+func LoadFile(path string) (*Net, error) { return ckframe.ReadFile("regal", path, Load) }

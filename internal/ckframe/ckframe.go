@@ -8,9 +8,14 @@ package ckframe
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"os"
 	"strings"
+
+	"github.com/xrl-dev/xrl/internal/atomicfile"
 )
 
 // castagnoli is the CRC-32C table of checkpoint checksums.
@@ -63,4 +68,32 @@ func (f Frame) Open(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupt or truncated", want, got)
 	}
 	return body[head:], nil
+}
+
+// WriteFile writes a checkpoint to path atomically (see atomicfile) through
+// save; errors are prefixed with pkg, the writing package's name.
+func WriteFile(pkg, path string, save func(io.Writer) error) error {
+	if err := atomicfile.Write(path, save); err != nil {
+		return fmt.Errorf("%s: save: %w", pkg, err)
+	}
+	return nil
+}
+
+// ReadFile reads the checkpoint at path through load. A missing file is
+// "PATH: no such file"; other errors name pkg or the path.
+func ReadFile[T any](pkg, path string, load func(io.Reader) (T, error)) (T, error) {
+	var zero T
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return zero, fmt.Errorf("%s: no such file", path)
+		}
+		return zero, fmt.Errorf("%s: %w", pkg, err)
+	}
+	defer f.Close()
+	v, err := load(f)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
 }
