@@ -71,50 +71,53 @@ func (o *regalOptions) validate() error {
 	return o.Runtime.validate(true)
 }
 
-func newCmdRegalTrain(s IO) *cobra.Command {
+// newCmdRegalSub builds a regal subcommand: the shared flags, then check
+// (the subcommand's own flags) and validate before run.
+func newCmdRegalSub(s IO, use, short string, check func(o *regalOptions) error, run func(o *regalOptions) error) (*cobra.Command, *regalOptions) {
 	o := &regalOptions{IO: s}
 	c := &cobra.Command{
-		Use:   "train MODEL.onnx... -o NET",
-		Short: "Train the key-distribution network on models",
+		Use:   use,
+		Short: short,
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			o.Models = args
+			if err := check(o); err != nil {
+				return err
+			}
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return run(o)
+		},
+	}
+	o.addFlags(c)
+	return c, o
+}
+
+func newCmdRegalTrain(s IO) *cobra.Command {
+	c, o := newCmdRegalSub(s, "train MODEL.onnx... -o NET", "Train the key-distribution network on models",
+		func(o *regalOptions) error {
 			if o.Output == "" {
 				return usagef("-o/--output is required")
 			}
 			if o.Iterations < 1 {
 				return usagef("--iterations must be positive, got %d", o.Iterations)
 			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return regalTrainRun(o)
-		},
-	}
-	o.addFlags(c)
+			return nil
+		}, regalTrainRun)
 	c.Flags().StringVarP(&o.Output, "output", "o", "", "network checkpoint to write")
 	c.Flags().IntVar(&o.Iterations, "iterations", 60, "BRKGA runs with the network (cycling over the models)")
 	return c
 }
 
 func newCmdRegalCompare(s IO) *cobra.Command {
-	o := &regalOptions{IO: s}
-	c := &cobra.Command{
-		Use:   "compare MODEL.onnx... --net NET",
-		Short: "Run BRKGA with the network's keys and with uniform keys at equal budgets",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Models = args
+	c, o := newCmdRegalSub(s, "compare MODEL.onnx... --net NET", "Run BRKGA with the network's keys and with uniform keys at equal budgets",
+		func(o *regalOptions) error {
 			if o.Net == "" {
 				return usagef("--net is required")
 			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return regalCompareRun(o)
-		},
-	}
-	o.addFlags(c)
+			return nil
+		}, regalCompareRun)
 	c.Flags().StringVar(&o.Net, "net", "", "network checkpoint (xrl regal train)")
 	return c
 }
