@@ -75,7 +75,7 @@ func BenchmarkUpdate16(b *testing.B) {
 			}
 			c := LossCoefs{ClipCoef: tr.cfg.ClipCoef, VFCoef: tr.cfg.VFCoef, EntCoef: tr.cfg.EntCoef, ClipValueLoss: true}
 			update := func() {
-				if _, _, err := tr.minibatch(steps, idx, adv, ret, c); err != nil {
+				if _, _, err := tr.updater().minibatch(steps, idx, adv, ret, c); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -2,8 +2,10 @@ package ppo
 
 import (
 	"fmt"
+	"math/rand/v2"
 
 	"github.com/xrl-dev/xrl/env"
+	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/gat/nn"
 )
 
@@ -11,17 +13,37 @@ import (
 // record (SPS is left for the caller).
 func (t *Trainer) update(steps []Sample) (UpdateRecord, error) {
 	t.st.Update++
-	cfg := &t.cfg
 	rec := UpdateRecord{Type: "update", Update: t.st.Update, Episode: t.st.Episode, GlobalStep: t.st.GlobalStep, Steps: len(steps)}
+	err := t.updater().run(&rec, steps)
+	return rec, err
+}
+
+// updater returns the trainer's update state.
+func (t *Trainer) updater() updater {
+	return updater{cfg: &t.cfg, net: t.net, opt: t.opt, shuf: t.shuf, batch: &t.batch}
+}
+
+// updater holds what a PPO update reads and changes.
+type updater struct {
+	cfg   *Config
+	net   *gat.Net
+	opt   *nn.Adam[float32]
+	shuf  *rand.Rand
+	batch *gat.Batch
+}
+
+// run performs update number rec.Update over steps, filling in rec.
+func (t updater) run(rec *UpdateRecord, steps []Sample) error {
+	cfg := t.cfg
 	lr := cfg.LearningRate
 	if cfg.AnnealLR {
-		lr *= 1 - float64(t.st.Update-1)/float64(cfg.NumUpdates())
+		lr *= 1 - float64(rec.Update-1)/float64(cfg.NumUpdates())
 	}
 	t.opt.LR = lr
 	rec.LearningRate = Float(lr)
 	n := len(steps)
 	if n == 0 {
-		return rec, nil
+		return nil
 	}
 
 	gs := make([]Step, n)
@@ -46,7 +68,7 @@ func (t *Trainer) update(steps []Sample) (UpdateRecord, error) {
 			mb := idx[lo:min(lo+cfg.MinibatchSize, n)]
 			out, gn, err := t.minibatch(steps, mb, adv, ret, coefs)
 			if err != nil {
-				return rec, fmt.Errorf("update %d: %w", t.st.Update, err)
+				return fmt.Errorf("update %d: %w", rec.Update, err)
 			}
 			sum.PolicyLoss += out.PolicyLoss
 			sum.ValueLoss += out.ValueLoss
@@ -67,12 +89,12 @@ func (t *Trainer) update(steps []Sample) (UpdateRecord, error) {
 	rec.PolicyLoss, rec.ValueLoss, rec.Entropy = Float(sum.PolicyLoss/k), Float(sum.ValueLoss/k), Float(sum.Entropy/k)
 	rec.OldApproxKL, rec.ApproxKL, rec.ClipFrac = Float(sum.OldApproxKL/k), Float(sum.ApproxKL/k), Float(sum.ClipFrac/k)
 	rec.GradNorm = Float(gradNorm / k)
-	return rec, nil
+	return nil
 }
 
 // minibatch takes one gradient step on the samples mb and returns the
 // loss and the gradient norm before clipping.
-func (t *Trainer) minibatch(steps []Sample, mb []int, adv, ret []float64, c LossCoefs) (LossOutput, float64, error) {
+func (t updater) minibatch(steps []Sample, mb []int, adv, ret []float64, c LossCoefs) (LossOutput, float64, error) {
 	B := len(mb)
 	obs := make([]*env.Observation, B)
 	actions := make([]int, B)
@@ -94,7 +116,7 @@ func (t *Trainer) minibatch(steps []Sample, mb []int, adv, ret []float64, c Loss
 	if t.cfg.NormAdv {
 		in.Advantage = Normalize(in.Advantage)
 	}
-	if err := t.net.ForwardTo(&t.batch, obs); err != nil {
+	if err := t.net.ForwardTo(t.batch, obs); err != nil {
 		return LossOutput{}, 0, err
 	}
 	for i := range mb {
@@ -108,7 +130,7 @@ func (t *Trainer) minibatch(steps []Sample, mb []int, adv, ret []float64, c Loss
 		dl[i], de[i], dv[i] = float32(out.DLogProb[i]), float32(out.DEntropy[i]), float32(out.DValue[i])
 	}
 	t.net.ZeroGrad()
-	if err := t.net.Backward(&t.batch, actions, dl, de, dv); err != nil {
+	if err := t.net.Backward(t.batch, actions, dl, de, dv); err != nil {
 		return LossOutput{}, 0, err
 	}
 	params := t.net.Params()

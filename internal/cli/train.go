@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/xrl-dev/xrl/egrl"
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
@@ -36,11 +37,14 @@ type trainOptions struct {
 	Model string
 	// Models are the model files of a multi-model run (the arguments
 	// and the files of --corpus), when more than one.
-	Models    []string
-	Corpus    string
-	Shapes    shapeOptions
-	Runtime   runtimeOptions
-	PPO       ppo.Config
+	Models  []string
+	Corpus  string
+	Shapes  shapeOptions
+	Runtime runtimeOptions
+	PPO     ppo.Config
+	// Algo is "ppo" or "egrl"; EGRL holds EGRL's settings.
+	Algo      string
+	EGRL      egrl.Config
 	Out       string
 	Resume    bool
 	ExpName   string
@@ -70,7 +74,7 @@ var errInterrupted = errors.New("training interrupted")
 
 // NewCmdTrain returns `xrl train MODEL.onnx`.
 func NewCmdTrain(s IO, runF func(*trainOptions) error) *cobra.Command {
-	opts := &trainOptions{IO: s, PPO: ppo.DefaultConfig()}
+	opts := &trainOptions{IO: s, PPO: ppo.DefaultConfig(), EGRL: egrl.DefaultConfig()}
 	c := &cobra.Command{
 		Use:   "train MODEL.onnx... | --corpus DIR",
 		Short: "Train a rewriting agent on one model or several with PPO",
@@ -114,6 +118,9 @@ each model's best speedup. --resume refuses another set of models.`,
 			if err := opts.PPO.Validate(); err != nil {
 				return usagef("%v", err)
 			}
+			if err := opts.validateAlgo(); err != nil {
+				return err
+			}
 			if opts.Resume && opts.Out == "" {
 				return usagef("--resume needs --out: the run directory to continue")
 			}
@@ -150,6 +157,8 @@ each model's best speedup. --resume refuses another set of models.`,
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
 	f.Float64Var(&opts.Tolerance, "tolerance", 1e-4, "largest relative error accepted when verifying best.onnx")
 	opts.PPO.Flags(f)
+	f.StringVar(&opts.Algo, "algo", "ppo", "training algorithm: ppo, or egrl (an evolving population of policies with a PPO learner; one model, no --resume)")
+	opts.EGRL.Flags(f)
 	return c
 }
 
@@ -201,6 +210,9 @@ func (o *trainOptions) resumeInfo(dir string) error {
 }
 
 func trainRun(o *trainOptions) (err error) {
+	if o.Algo == "egrl" {
+		return trainEGRLRun(o)
+	}
 	start := time.Now()
 	dir := o.runDir(start)
 	if o.Resume {
