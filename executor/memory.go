@@ -36,8 +36,8 @@ func PlannedMemory(g *graph.Graph) (Memory, error) {
 // MemoryModel scores models by planned peak memory (PlannedMemory's
 // Total) behind the measure.LatencyModel interface, so that the
 // environment's rewards and the searches can minimise memory unchanged.
-// Its figures are bytes carried as time.Duration, one nanosecond per byte:
-// only ratios are meaningful, and reports convert them back (MemoryBytes).
+// Its Stats carry the memory in Bytes; Median (and Min, P10, P90) hold
+// the same figure as a score, Bytes.Score(), which only ranks graphs.
 type MemoryModel struct{}
 
 // MemoryObjectiveName is MemoryModel's Name.
@@ -46,16 +46,18 @@ const MemoryObjectiveName = "memory"
 // Name implements measure.LatencyModel.
 func (MemoryModel) Name() string { return MemoryObjectiveName }
 
-// Latency implements measure.LatencyModel: every statistic is the planned
-// peak memory, in bytes as nanoseconds.
+// Latency implements measure.LatencyModel: Bytes is the planned peak
+// memory and every time statistic its score.
 func (MemoryModel) Latency(m *graph.Model) (measure.Stats, error) {
 	mem, err := PlannedMemory(m.Graph)
 	if err != nil {
 		return measure.Stats{}, fmt.Errorf("planning memory: %w", err)
 	}
-	d := time.Duration(mem.Total())
-	return measure.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
+	b := measure.Bytes(mem.Total())
+	d := b.Score()
+	return measure.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true, Bytes: b}, nil
 }
 
-// MemoryBytes converts a MemoryModel figure back to bytes.
+// MemoryBytes reads a MemoryModel score (a Stats time statistic) back as
+// bytes; new code reads Stats.Bytes.
 func MemoryBytes(d time.Duration) int64 { return int64(d) }

@@ -39,7 +39,8 @@ type Combined struct {
 func (c Combined) Name() string { return c.A.Name() + "+" + c.B.Name() }
 
 // Latency implements LatencyModel; only Median (and Min, P10, P90, set to
-// it) is meaningful.
+// it) is meaningful, and Bytes is the memory figure of A or B (B's when
+// both have one).
 func (c Combined) Latency(m *graph.Model) (Stats, error) {
 	a, err := c.A.Latency(m)
 	if err != nil {
@@ -53,5 +54,9 @@ func (c Combined) Latency(m *graph.Model) (Stats, error) {
 		return Stats{}, fmt.Errorf("combined objective: non-positive scores %v (%s) and %v (%s)", a.Median, c.A.Name(), b.Median, c.B.Name())
 	}
 	d := time.Duration(math.Sqrt(float64(a.Median)) * math.Sqrt(float64(b.Median)))
-	return Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: a.Stable && b.Stable}, nil
+	mem := b.Bytes
+	if mem == 0 {
+		mem = a.Bytes
+	}
+	return Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: a.Stable && b.Stable, Bytes: mem}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
@@ -39,13 +40,37 @@ func ReportMemory(w io.Writer, before, after *graph.Model) error {
 		fmt.Fprintf(w, "planned memory: not available (the Go executor cannot plan this model)\n")
 		return nil
 	}
-	fmt.Fprintf(w, "planned peak memory: %s -> %s (%.3fx; weights %s -> %s, intermediates %s -> %s)\n",
-		mib(a.Total()), mib(b.Total()), float64(a.Total())/float64(max(b.Total(), 1)),
-		mib(a.Weights), mib(b.Weights), mib(a.Intermediates), mib(b.Intermediates))
+	fmt.Fprintf(w, "planned peak memory: %v -> %v (%.3fx; weights %v -> %v, intermediates %v -> %v)\n",
+		measure.Bytes(a.Total()), measure.Bytes(b.Total()), float64(a.Total())/float64(max(b.Total(), 1)),
+		measure.Bytes(a.Weights), measure.Bytes(b.Weights), measure.Bytes(a.Intermediates), measure.Bytes(b.Intermediates))
 	return nil
 }
 
-func mib(n int64) string { return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20)) }
+// reportObjective prints the result of a memory or combined objective:
+// the ratio of the start's score to the best's and the planned peak
+// memory of both graphs, which it returns (0 when the executor cannot
+// plan them).
+func reportObjective(w io.Writer, objective string, start, best *graph.Graph, initial, bestScore time.Duration) (a, b measure.Bytes) {
+	if best == nil {
+		best = start
+	}
+	ratio := float64(initial) / float64(bestScore)
+	sa, errA := executor.MemoryModel{}.Latency(&graph.Model{Graph: start})
+	sb, errB := executor.MemoryModel{}.Latency(&graph.Model{Graph: best})
+	if errA == nil && errB == nil {
+		a, b = sa.Bytes, sb.Bytes
+	}
+	mem := "not available"
+	if a > 0 && b > 0 {
+		mem = fmt.Sprintf("%v -> %v", a, b)
+	}
+	if objective == measure.ObjectiveMemory {
+		fmt.Fprintf(w, "memory objective (planned peak memory of the searched graph): %s (%.3fx)\n", mem, ratio)
+	} else {
+		fmt.Fprintf(w, "%s objective: %.3fx (geometric mean of the latency and memory ratios); planned peak memory %s\n", objective, ratio, mem)
+	}
+	return a, b
+}
 
 // scorerName describes what lm scores, for progress lines.
 func scorerName(lm measure.LatencyModel) string {
@@ -54,8 +79,25 @@ func scorerName(lm measure.LatencyModel) string {
 		return "planned peak memory"
 	default:
 		if strings.Contains(n, "+") {
-			return "the geometric mean of " + strings.Replace(n, "+", " latency and planned ", 1) + " memory"
+			return "the geometric mean of " + strings.Replace(n, "+", " latency and planned ", 1)
 		}
 		return n + " latency"
 	}
+}
+
+// scoreString formats score, lm's score of m: the planned memory when lm
+// measures memory (its Stats.Bytes; lm is cached, so this costs no new
+// measurement), the time otherwise.
+func scoreString(lm measure.LatencyModel, m *graph.Model, score time.Duration) string {
+	if lm.Name() != executor.MemoryObjectiveName {
+		return score.Round(time.Microsecond).String()
+	}
+	if m == nil || m.Graph == nil {
+		return fmt.Sprintf("score %d", int64(score))
+	}
+	st, err := lm.Latency(m)
+	if err != nil || st.Bytes <= 0 {
+		return fmt.Sprintf("score %d", int64(score))
+	}
+	return st.Bytes.String()
 }

@@ -59,6 +59,11 @@ type Result struct {
 	Search        *search.Result // nil with an agent
 	Agent         *PolicyResult  // nil with a search
 	Elapsed       time.Duration
+
+	// InitialBytes and BestBytes are the planned peak memory of the start
+	// and best graphs under the memory and both objectives (0 under the
+	// latency objective, or when the executor cannot plan the model).
+	InitialBytes, BestBytes measure.Bytes
 }
 
 // Optimize runs the whole flow for cfg, printing progress and the report
@@ -146,8 +151,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	} else {
-		fmt.Fprintf(w, "%s objective: %.4g -> %.4g (%.3fx)\n", res.LatencyName, float64(res.Initial), float64(res.Best),
-			float64(res.Initial)/float64(res.Best))
+		res.InitialBytes, res.BestBytes = reportObjective(w, cfg.Objective, s.Model.Graph, best, res.Initial, res.Best)
 		res.Out = verified
 		if err := ReportMeasured(w, s.Orig, res.Out, cfg.Measurement, cfg.SearchOptions.Seed); err != nil {
 			return nil, err

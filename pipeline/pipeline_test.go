@@ -106,3 +106,40 @@ func TestCountRules(t *testing.T) {
 		t.Errorf("CountRules = %q, want %q", got, want)
 	}
 }
+
+func TestOptimizeMemoryObjectives(t *testing.T) {
+	in := tinyBERT(t)
+	for _, tc := range []struct {
+		objective string
+		want      []string
+	}{
+		{measure.ObjectiveMemory, []string{"minimising planned peak memory", "memory objective (planned peak memory of the searched graph): ", " MiB -> ", "planned peak memory: "}},
+		{measure.ObjectiveBoth, []string{"both objective: ", "geometric mean", " MiB -> "}},
+	} {
+		t.Run(tc.objective, func(t *testing.T) {
+			var log bytes.Buffer
+			res, err := Optimize(&log, Config{
+				Model: in, Output: filepath.Join(t.TempDir(), "out.onnx"), Latency: "roofline", Search: "greedy", Tolerance: 1e-4,
+				Objective: tc.objective, Measurement: Measurement{Measure: measure.MeasureOptions{Runs: 1, Warmup: 0}},
+				SearchOptions: search.Options{Budget: 3, Seed: 1},
+			})
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(log.String(), w) {
+					t.Errorf("report lacks %q:\n%s", w, log.String())
+				}
+			}
+			if res.InitialBytes <= 0 || res.BestBytes <= 0 {
+				t.Errorf("planned memory %v -> %v: want positive figures", res.InitialBytes, res.BestBytes)
+			}
+			if tc.objective == measure.ObjectiveMemory && res.BestBytes > res.InitialBytes {
+				t.Errorf("planned memory %v -> %v: the memory objective's best uses more", res.InitialBytes, res.BestBytes)
+			}
+			if tc.objective == measure.ObjectiveMemory && res.Initial != res.InitialBytes.Score() {
+				t.Errorf("start score %v, planned memory %v: the memory objective ranks by bytes", res.Initial, res.InitialBytes)
+			}
+		})
+	}
+}

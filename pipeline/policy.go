@@ -95,8 +95,8 @@ func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, op
 		if !greedy {
 			kind = fmt.Sprintf("sample %d", i)
 		}
-		fmt.Fprintf(w, "%s rollout: %d steps (%s), best %v (%.3fx)\n", kind, ep.Steps, ep.StopReason,
-			ep.BestLatency.Round(time.Microsecond), ep.Speedup())
+		fmt.Fprintf(w, "%s rollout: %d steps (%s), best %s (%.3fx)\n", kind, ep.Steps, ep.StopReason,
+			scoreString(lm, e.ModelOf(ep.Best), ep.BestLatency), ep.Speedup())
 	}
 	res.Elapsed = time.Since(t0)
 	fmt.Fprintf(w, "agent: %d rollouts, %d steps, %v\n", res.Rollouts, res.Steps, res.Elapsed.Round(time.Millisecond))
