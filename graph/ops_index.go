@@ -6,65 +6,25 @@ import "fmt"
 // ScatterND, TopK and OneHot.
 
 func init() {
-	Register(&OpSchema{
-		Op:       "GatherElements",
-		Doc:      "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape.",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}},
-		MinOpset: 11,
-		Infer:    inferGatherElements,
-	})
-	Register(&OpSchema{
-		Op:       "GatherND",
-		Doc:      "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes.",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "batch_dims", Kind: AttrInt, Default: defInt(0)}},
-		MinOpset: 11,
-		Infer:    inferGatherND,
-	})
-	Register(&OpSchema{
-		Op:       "ScatterElements",
-		Doc:      "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min).",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}, {Name: "updates"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}, {Name: "reduction", Kind: AttrString, Default: defString("none")}},
-		MinOpset: 11,
-		Infer:    inferScatterElements,
-	})
-	Register(&OpSchema{
-		Op:       "ScatterND",
-		Doc:      "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min).",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}, {Name: "updates"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "reduction", Kind: AttrString, Default: defString("none")}},
-		MinOpset: 11,
-		Infer:    inferScatterND,
-	})
-	Register(&OpSchema{
-		Op:      "TopK",
-		Doc:     "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first.",
-		Inputs:  []InputSpec{{Name: "X"}, {Name: "K", Param: true}},
-		Outputs: []InputSpec{{Name: "Values"}, {Name: "Indices"}},
-		Attrs: []AttrSpec{
-			{Name: "axis", Kind: AttrInt, Default: defInt(-1)},
-			{Name: "largest", Kind: AttrInt, Default: defInt(1)},
-			{Name: "sorted", Kind: AttrInt, Default: defInt(1)},
-		},
+	Register(&OpSchema{Op: "GatherElements", MinOpset: 11, Infer: inferGatherElements, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", 0)},
+		Doc:   "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape."})
+	Register(&OpSchema{Op: "GatherND", MinOpset: 11, Infer: inferGatherND, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("batch_dims", 0)},
+		Doc:   "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes."})
+	Register(&OpSchema{Op: "ScatterElements", MinOpset: 11, Infer: inferScatterElements, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", 0), stringAttr("reduction", "none")},
+		Doc:   "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min)."})
+	Register(&OpSchema{Op: "ScatterND", MinOpset: 11, Infer: inferScatterND, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
+		Attrs: []AttrSpec{stringAttr("reduction", "none")},
+		Doc:   "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min)."})
+	Register(&OpSchema{Op: "TopK", MinOpset: 9, Infer: inferTopK, Inputs: []InputSpec{{Name: "X"}, {Name: "K", Param: true}}, Outputs: ins("Values", "Indices"),
+		Attrs:      []AttrSpec{intAttr("axis", -1), intAttr("largest", 1), intAttr("sorted", 1)},
 		AttrInputs: []AttrInput{{Attr: "k", Input: 1, Since: 10, DType: Int64}},
-		MinOpset:   9,
-		Infer:      inferTopK,
-	})
-	Register(&OpSchema{
-		Op:       "OneHot",
-		Doc:      "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0].",
-		Inputs:   []InputSpec{{Name: "indices"}, {Name: "depth", Param: true}, {Name: "values"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(-1)}},
-		MinOpset: 9,
-		Infer:    inferOneHot,
-	})
+		Doc:        "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first."})
+	Register(&OpSchema{Op: "OneHot", MinOpset: 9, Infer: inferOneHot, Inputs: []InputSpec{{Name: "indices"}, {Name: "depth", Param: true}, {Name: "values"}}, Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", -1)},
+		Doc:   "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0]."})
 }
 
 func inferGatherElements(n *Node) error {
