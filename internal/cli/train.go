@@ -32,14 +32,13 @@ const (
 )
 
 type trainOptions struct {
+	execFlags
 	IO    IO
 	Model string
 	// Models are the model files of a multi-model run (the arguments
 	// and the files of --corpus), when more than one.
 	Models    []string
 	Corpus    string
-	Shapes    shapeOptions
-	Runtime   runtimeOptions
 	PPO       ppo.Config
 	Out       string
 	Resume    bool
@@ -71,7 +70,7 @@ var errInterrupted = errors.New("training interrupted")
 // NewCmdTrain returns `xrl train MODEL.onnx`.
 func NewCmdTrain(s IO, runF func(*trainOptions) error) *cobra.Command {
 	opts := &trainOptions{IO: s, PPO: ppo.DefaultConfig()}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "train MODEL.onnx... | --corpus DIR",
 		Short: "Train a rewriting agent on one model or several with PPO",
 		Long: `train runs X-RLflow's reinforcement learning on one model: a graph-attention policy
@@ -100,48 +99,39 @@ latency so large models do not dominate, metrics.jsonl names each episode's mode
 and speedup.png draws one line per model. No best.onnx is written; the report lists
 each model's best speedup. --resume refuses another set of models.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			models, err := modelArgs(args, opts.Corpus)
-			if err != nil {
-				return err
-			}
-			opts.Model = models[0]
-			if len(models) > 1 {
-				opts.Models = models
-			}
-			opts.set = map[string]bool{}
-			c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
-			if err := opts.PPO.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			if opts.Resume && opts.Out == "" {
-				return usagef("--resume needs --out: the run directory to continue")
-			}
-			if opts.Resume {
-				for _, name := range ppo.FlagNames() {
-					if opts.set[name] && name != "episodes" {
-						return usagef("--%s cannot change on --resume: the run continues with the configuration in its checkpoint (only --episodes may extend it)", name)
-					}
+	}, opts, func(c *cobra.Command, args []string) error {
+		models, err := modelArgs(args, opts.Corpus)
+		if err != nil {
+			return err
+		}
+		opts.Model = models[0]
+		if len(models) > 1 {
+			opts.Models = models
+		}
+		opts.set = map[string]bool{}
+		c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+		if err := opts.PPO.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		if opts.Resume && opts.Out == "" {
+			return usagef("--resume needs --out: the run directory to continue")
+		}
+		if opts.Resume {
+			for _, name := range ppo.FlagNames() {
+				if opts.set[name] && name != "episodes" {
+					return usagef("--%s cannot change on --resume: the run continues with the configuration in its checkpoint (only --episodes may extend it)", name)
 				}
 			}
-			if opts.ExpName == "" || strings.ContainsAny(opts.ExpName, `/\`) {
-				return usagef("--exp-name %q: want a non-empty name without slashes", opts.ExpName)
-			}
-			if opts.Tolerance <= 0 {
-				return usagef("--tolerance must be positive, got %g", opts.Tolerance)
-			}
-			if err := opts.Runtime.validate(true); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return trainRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, true)
-	f := c.Flags()
+		}
+		if opts.ExpName == "" || strings.ContainsAny(opts.ExpName, `/\`) {
+			return usagef("--exp-name %q: want a non-empty name without slashes", opts.ExpName)
+		}
+		if opts.Tolerance <= 0 {
+			return usagef("--tolerance must be positive, got %g", opts.Tolerance)
+		}
+		return opts.Runtime.validate(true)
+	}, runF, trainRun)
+	f := opts.bindExec(c, true)
 	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort or go (default cost; the final report measures on ort when installed, else go)"
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/MODEL__EXP__SEED__UNIXTIME)")
 	f.StringVar(&opts.Corpus, "corpus", "", "train across every .onnx model in this directory (with the model arguments, if any)")
