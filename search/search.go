@@ -108,6 +108,24 @@ func limitReached(res *Result, o Options, t0 time.Time) bool {
 	return true
 }
 
+// walkStep returns the candidates for the next step of a walk from cur
+// (Greedy, RandomWalk), or none when the walk stops because the budget or
+// the time limit is spent or cur has no candidates; it records the stop
+// reason.
+func (p *Problem) walkStep(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int) ([]rewrite.Candidate, error) {
+	if limitReached(res, o, t0) {
+		return nil, nil
+	}
+	cands, err := p.candidates(cur, res, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		res.StopReason = StopNoCandidates
+	}
+	return cands, nil
+}
+
 // Greedy repeatedly applies the candidate with the lowest latency while it
 // improves on the current graph.
 func Greedy(p *Problem, o Options) (*Result, error) {
@@ -123,15 +141,11 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 	cur, curLat := p.Model.Graph, res.InitialLatency
 	var path []string
 	for {
-		if limitReached(res, o, t0) {
-			break
-		}
-		cands, err := p.candidates(cur, res, limit)
+		cands, err := p.walkStep(cur, res, o, t0, limit)
 		if err != nil {
 			return nil, err
 		}
 		if len(cands) == 0 {
-			res.StopReason = StopNoCandidates
 			break
 		}
 		bestI, bestLat := -1, curLat
@@ -268,15 +282,11 @@ func RandomWalk(p *Problem, o Options) (*Result, error) {
 	cur := p.Model.Graph
 	var path, bestPath []string
 	for {
-		if limitReached(res, o, t0) {
-			break
-		}
-		cands, err := p.candidates(cur, res, limit)
+		cands, err := p.walkStep(cur, res, o, t0, limit)
 		if err != nil {
 			return nil, err
 		}
 		if len(cands) == 0 {
-			res.StopReason = StopNoCandidates
 			break
 		}
 		c := cands[rng.IntN(len(cands))]
