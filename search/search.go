@@ -60,7 +60,12 @@ func (p *Problem) latency(g *graph.Graph, res *Result) (time.Duration, error) {
 	return st.Median, nil
 }
 
-func (p *Problem) start(name string) (*Result, time.Time, error) {
+// start begins a run of the named algorithm: it defaults o.Budget to budget
+// when it is not positive and measures the start graph.
+func (p *Problem) start(name string, o *Options, budget int) (*Result, time.Time, error) {
+	if o.Budget <= 0 {
+		o.Budget = budget
+	}
 	t0 := time.Now()
 	res := &Result{Algorithm: name, Best: p.Model.Graph, Rules: map[string]*RuleUse{}}
 	l, err := p.latency(p.Model.Graph, res)
@@ -129,10 +134,7 @@ func (p *Problem) walkStep(cur *graph.Graph, res *Result, o Options, t0 time.Tim
 // Greedy repeatedly applies the candidate with the lowest latency while it
 // improves on the current graph.
 func Greedy(p *Problem, o Options) (*Result, error) {
-	if o.Budget <= 0 {
-		o.Budget = 1000
-	}
-	res, t0, err := p.start("greedy")
+	res, t0, err := p.start("greedy", &o, 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -207,13 +209,10 @@ func (q *pq) Pop() any {
 // MaxGrowth x the start's; it stops when the queue is empty or after
 // Budget pops.
 func BestFirst(p *Problem, o Options) (*Result, error) {
-	if o.Budget <= 0 {
-		o.Budget = 100
-	}
 	if o.Alpha <= 0 {
 		o.Alpha = 1.05
 	}
-	res, t0, err := p.start("taso")
+	res, t0, err := p.start("taso", &o, 100)
 	if err != nil {
 		return nil, err
 	}
@@ -269,10 +268,7 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 // RandomWalk applies uniformly random candidates for Budget steps (or until
 // none is left) and returns the fastest graph visited.
 func RandomWalk(p *Problem, o Options) (*Result, error) {
-	if o.Budget <= 0 {
-		o.Budget = 100
-	}
-	res, t0, err := p.start("random")
+	res, t0, err := p.start("random", &o, 100)
 	if err != nil {
 		return nil, err
 	}
