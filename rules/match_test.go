@@ -31,10 +31,7 @@ func runGraph(t *testing.T, g *graph.Graph, in map[string]*graph.Tensor) []*grap
 // graph with FindMatches and Apply (the path a rewriter takes) and checks
 // that the result is valid, keeps the output names and computes the same.
 func TestApplyConformance(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	for _, r := range set.Rules {
 		insts, err := r.Sample(SampleOptions{Instances: 1})
 		if err != nil {
@@ -237,10 +234,7 @@ func TestApplyRejectsCycle(t *testing.T) {
 // source node once, starts with a scan, and reaches later nodes from bound
 // values unless the pattern is disconnected.
 func TestPlans(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	for _, r := range set.Rules {
 		seen := map[*PNode]bool{}
 		scans := 0
@@ -270,10 +264,7 @@ func TestPlans(t *testing.T) {
 // TestIntegerTensorsNotMatched: shape arithmetic on int64 values must not
 // be rewritten by rules verified in floating point.
 func TestIntegerTensorsNotMatched(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	b := graph.NewBuilder("ints")
 	x := b.Input("x", graph.Int64, 4)
 	two := b.Const("two", graph.FromInt64([]int64{2}))
