@@ -75,15 +75,25 @@ func checkReduction(n *Node) error {
 	}
 }
 
-func inferScatterElements(n *Node) error {
-	x, idx, u := n.Inputs[0], n.Inputs[1], n.Inputs[2]
+// scatterInputs checks what ScatterElements and ScatterND share (int
+// indices, updates of data's dtype, a known reduction) and returns data,
+// indices and updates.
+func scatterInputs(n *Node) (x, idx, u *Value, err error) {
 	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	if err := checkSameType(n, 0, 2); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	if err := checkReduction(n); err != nil {
+		return nil, nil, nil, err
+	}
+	return n.Inputs[0], n.Inputs[1], n.Inputs[2], nil
+}
+
+func inferScatterElements(n *Node) error {
+	x, idx, u, err := scatterInputs(n)
+	if err != nil {
 		return err
 	}
 	if len(x.Shape) != len(idx.Shape) || !idx.Shape.Equal(u.Shape) || len(x.Shape) == 0 {
@@ -97,14 +107,8 @@ func inferScatterElements(n *Node) error {
 }
 
 func inferScatterND(n *Node) error {
-	x, idx, u := n.Inputs[0], n.Inputs[1], n.Inputs[2]
-	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
-		return err
-	}
-	if err := checkSameType(n, 0, 2); err != nil {
-		return err
-	}
-	if err := checkReduction(n); err != nil {
+	x, idx, u, err := scatterInputs(n)
+	if err != nil {
 		return err
 	}
 	q := len(idx.Shape)
