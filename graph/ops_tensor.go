@@ -63,10 +63,7 @@ func inferReshape(n *Node) error {
 	} else if prod != total {
 		return fmt.Errorf("cannot reshape %v (%d elements) to %v (%d elements)", x.Shape, total, spec, prod)
 	}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -81,10 +78,7 @@ func inferFlatten(n *Node) error {
 		axis += int64(r)
 	}
 	out := Shape{{Value: numel(x.Shape[:axis])}, {Value: numel(x.Shape[axis:])}}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -122,10 +116,7 @@ func inferSqueeze(n *Node) error {
 			out = append(out, d)
 		}
 	}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -160,10 +151,7 @@ func inferUnsqueeze(n *Node) error {
 		out[i] = x.Shape[k]
 		k++
 	}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -236,4 +224,14 @@ func inferExpand(n *Node) error {
 		setKnown(n, 0, takeElems(t.DType, t.Data, bcastIndex(dimsOf(out), t.Shape), out))
 	}
 	return nil
+}
+
+// setReshaped sets output 0 of n to x's data in shape out (Reshape,
+// Flatten, Squeeze, Unsqueeze), with its value when x's is known and out is
+// small.
+func setReshaped(n *Node, x *Value, out Shape) {
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) {
+		setKnown(n, 0, reshaped(t, out))
+	}
 }
