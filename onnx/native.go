@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"encoding/binary"
+	"reflect"
 	"unsafe"
 )
 
@@ -24,6 +25,16 @@ func asBytes[T fixed](s []T) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// hostBytes returns the bytes of d, a slice of fixed-size numbers, in host
+// order; they alias d.
+func hostBytes(d any) []byte {
+	v := reflect.ValueOf(d)
+	if v.Len() == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(v.UnsafePointer()), v.Len()*int(v.Type().Elem().Size()))
 }
 
 // copyNative copies little-endian raw bytes into dst when the host is
