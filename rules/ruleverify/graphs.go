@@ -67,13 +67,9 @@ func SameFunction(a, b *graph.Graph, seeds int, firstSeed uint64, tol float64) (
 			}
 			in[v.Name] = t
 		}
-		oa, err := ea.Run(in)
+		oa, ob, err := runPair(ea, eb, in, "before", "after")
 		if err != nil {
-			return 0, fmt.Errorf("running before: %w", err)
-		}
-		ob, err := eb.Run(in)
-		if err != nil {
-			return 0, fmt.Errorf("running after: %w", err)
+			return 0, err
 		}
 		for i := range a.Outputs {
 			x, y := oa[a.Outputs[i].Name], ob[b.Outputs[i].Name]

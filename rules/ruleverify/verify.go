@@ -144,6 +144,20 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 	return rep, nil
 }
 
+// runPair runs executors a and b (called nameA and nameB in errors) on
+// the same inputs.
+func runPair(a, b *executor.Executor, inputs map[string]*graph.Tensor, nameA, nameB string) (outA, outB map[string]*graph.Tensor, err error) {
+	outA, err = a.Run(inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("running %s: %w", nameA, err)
+	}
+	outB, err = b.Run(inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("running %s: %w", nameB, err)
+	}
+	return outA, outB, nil
+}
+
 // compareRun executes both graphs on the same random inputs of
 // distribution d and returns the largest relative error over their
 // outputs (see relErr).
@@ -168,13 +182,9 @@ func compareRun(src, tgt *graph.Graph, opts Options, d rules.Dist, seed, salt ui
 		rules.FillDist(t, rng, d, rules.RangeAny)
 		inputs[in.Name] = t
 	}
-	os, err := es.Run(inputs)
+	os, ot, err := runPair(es, et, inputs, "source", "target")
 	if err != nil {
-		return 0, fmt.Errorf("running source: %w", err)
-	}
-	ot, err := et.Run(inputs)
-	if err != nil {
-		return 0, fmt.Errorf("running target: %w", err)
+		return 0, err
 	}
 	worst := 0.0
 	for i := range src.Outputs {
