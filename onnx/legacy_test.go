@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
 )
 
@@ -186,10 +187,7 @@ func oldModel(t *testing.T, opset int64, pinned bool, build func(b *graph.Builde
 	b := graph.NewBuilder("old")
 	y := build(b)
 	b.Output(y)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	if pinned {
 		raw, err := opaqueBytes(&onnxpb.NodeProto{OpType: proto.String("LpNormalization")})
 		if err != nil {

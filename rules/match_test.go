@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 // runGraph executes g in float64 on the given inputs.
@@ -180,10 +181,7 @@ func TestFindMatches(t *testing.T) {
 			}
 			b := graph.NewBuilder("case")
 			tc.build(b)
-			g, err := b.Graph()
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := graphtest.Graph(t, b)
 			ms := NewIndex(g).FindMatches(set.Rules[0])
 			if len(ms) != tc.matches {
 				t.Fatalf("found %d matches, want %d", len(ms), tc.matches)
@@ -212,10 +210,7 @@ func TestApplyRejectsCycle(t *testing.T) {
 	x := b.Input("x", graph.Float32, 2, 3)
 	inner := b.Op("Relu", []*graph.Value{x}, nil)
 	b.Output(b.Op("Relu", []*graph.Value{inner}, nil), inner)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	cycles := 0
 	for _, m := range NewIndex(g).FindMatches(set.Rules[0]) {
 		if _, err := Apply(g, m); err != nil {
@@ -269,10 +264,7 @@ func TestIntegerTensorsNotMatched(t *testing.T) {
 	x := b.Input("x", graph.Int64, 4)
 	two := b.Const("two", graph.FromInt64([]int64{2}))
 	b.Output(b.Op("Div", []*graph.Value{x, two}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	ix := NewIndex(g)
 	for _, r := range set.Rules {
 		if ms := ix.FindMatches(r); len(ms) > 0 {
