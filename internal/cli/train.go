@@ -213,27 +213,17 @@ func trainRun(o *trainOptions) (err error) {
 	if err := o.stored.sameModel(id, o.Model, dir); err != nil {
 		return err
 	}
-	var sessionEpisodes int
-	lm, cleanup, err := o.openRun(dir)
+	ts, err := o.openSession(dir, start, []ppo.Task{{Env: env.Config{Model: startModel, Rewriter: sp.Engine}}},
+		map[string]any{"model": o.Model, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
 	if err != nil {
 		return err
 	}
-	defer func() { cleanup(err, sessionEpisodes) }()
-	ec := env.Config{Model: startModel, Rewriter: sp.Engine, Latency: lm}
-
-	w := o.IO.Out
-	var tr *ppo.Trainer
-	prog, topts := o.trainerOptions(start, &tr, &sessionEpisodes, map[string]any{"model": o.Model, "runtime": lm.Name(),
-		"rules": o.Rules, "exp_name": o.ExpName, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
-	tr, verb, err := o.openTrainer(dir, []ppo.Task{{Env: ec}}, topts)
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
+	defer func() { ts.close(err) }()
+	w, tr, lm := o.IO.Out, ts.tr, ts.lm
 	cfg := tr.Config()
 	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
-		verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
-	if err := o.run(tr, prog, dir, o.Model); err != nil {
+		ts.verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+	if err := o.run(tr, ts.prog, dir, o.Model); err != nil {
 		return err
 	}
 	trainTime := time.Since(start)
@@ -305,6 +295,49 @@ func (o *trainOptions) openTrainer(dir string, tasks []ppo.Task, topts ppo.Optio
 		return nil, "", err
 	}
 	return tr, fmt.Sprintf("resuming at episode %d of", tr.State().Episode), nil
+}
+
+// trainSession is an open training run: the rewards' latency model and the
+// trainer of its tasks.
+type trainSession struct {
+	lm   measure.LatencyModel
+	tr   *ppo.Trainer
+	prog *progress
+	// verb is "training" or "resuming at episode N of".
+	verb string
+	// episodes counts the episodes run in this session.
+	episodes int
+	cleanup  func(err error, episodes int)
+}
+
+// openSession creates the run directory (or reopens it with --resume), the
+// rewards' latency model and the trainer of tasks; info adds to the run's
+// recorded settings. The caller must call close with the run's error.
+func (o *trainOptions) openSession(dir string, start time.Time, tasks []ppo.Task, info map[string]any) (*trainSession, error) {
+	lm, cleanup, err := o.openRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	ts := &trainSession{lm: lm, cleanup: cleanup}
+	for i := range tasks {
+		tasks[i].Env.Latency = lm
+	}
+	info["runtime"], info["rules"], info["exp_name"] = lm.Name(), o.Rules, o.ExpName
+	prog, topts := o.trainerOptions(start, &ts.tr, &ts.episodes, info)
+	ts.prog = prog
+	ts.tr, ts.verb, err = o.openTrainer(dir, tasks, topts)
+	if err != nil {
+		cleanup(err, 0)
+		return nil, err
+	}
+	return ts, nil
+}
+
+// close closes the trainer and, when err ends a session that ran no
+// episode, removes a run directory the session created.
+func (ts *trainSession) close(err error) {
+	ts.tr.Close()
+	ts.cleanup(err, ts.episodes)
 }
 
 // openRun creates the run directory and the rewards' latency model. The
