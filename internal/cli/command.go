@@ -24,6 +24,13 @@ func leaf[T any](c *cobra.Command, opts *T, prepare func(c *cobra.Command, args 
 	return c
 }
 
+// group adds subs to c, a command that only holds subcommands, and
+// returns it.
+func group(c *cobra.Command, subs ...*cobra.Command) *cobra.Command {
+	c.AddCommand(subs...)
+	return c
+}
+
 // execFlags are the flags of the commands that load models and run or
 // estimate them: the input shapes and the runtime.
 type execFlags struct {

@@ -13,12 +13,8 @@ import (
 
 // NewCmdEnv returns `xrl env` with its rollout and serve subcommands.
 func NewCmdEnv(s IO) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "env",
-		Short: "Drive the reinforcement-learning environment directly",
-	}
-	c.AddCommand(NewCmdEnvRollout(s, nil), NewCmdEnvServe(s, nil))
-	return c
+	return group(&cobra.Command{Use: "env", Short: "Drive the reinforcement-learning environment directly"},
+		NewCmdEnvRollout(s, nil), NewCmdEnvServe(s, nil))
 }
 
 type envRolloutOptions struct {

@@ -13,12 +13,8 @@ import (
 
 // NewCmdModels returns `xrl models` with its list and export subcommands.
 func NewCmdModels(s IO) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "models",
-		Short: "The built-in model zoo: list and export benchmark networks",
-	}
-	c.AddCommand(NewCmdModelsList(s, nil), NewCmdModelsExport(s, nil))
-	return c
+	return group(&cobra.Command{Use: "models", Short: "The built-in model zoo: list and export benchmark networks"},
+		NewCmdModelsList(s, nil), NewCmdModelsExport(s, nil))
 }
 
 type modelsListOptions struct {
