@@ -41,9 +41,7 @@ func tensorToProto(t *graph.Tensor, name string) (*onnxpb.TensorProto, error) {
 		dims[i] = int64(d)
 	}
 	tp := &onnxpb.TensorProto{Dims: dims, DataType: proto.Int32(int32(t.DType))}
-	if name != "" {
-		tp.Name = proto.String(name)
-	}
+	tp.Name = optString(name)
 	n := t.Len()
 	if t.DType == graph.String {
 		s, ok := t.Data.([]string)
