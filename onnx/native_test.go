@@ -9,7 +9,8 @@ import (
 
 // TestToRawPortable checks that the portable encoding (used on big-endian
 // hosts) writes the same little-endian bytes as the host-order view used
-// on little-endian ones, for every fixed-size element type.
+// on little-endian ones, for every fixed-size element type, and that both
+// decodings read them back.
 func TestToRawPortable(t *testing.T) {
 	if !nativeLittle {
 		t.Skip("the reference is the host-order view of a little-endian host")
@@ -55,6 +56,20 @@ func TestToRawPortable(t *testing.T) {
 			}
 			if !bytes.Equal(portable, want) {
 				t.Errorf("portable: % x, want % x", portable, want)
+			}
+			if tc.dt == graph.Uint8 {
+				return // raw bytes are the data
+			}
+			for _, native := range []bool{true, false} {
+				nativeLittle = native
+				back, err := fromRaw(tc.dt, n, want)
+				nativeLittle = true
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := (&graph.Tensor{DType: tc.dt, Shape: []int{n}, Data: back}); !got.Equal(tn) {
+					t.Errorf("decoded (host order %v): %v, want %v", native, back, tc.data)
+				}
 			}
 		})
 	}
