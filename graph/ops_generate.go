@@ -9,22 +9,22 @@ import (
 // EyeLike, Trilu, Tile, CumSum, DepthToSpace, SpaceToDepth and Einsum.
 
 func init() {
-	Register(&OpSchema{Op: "ConstantOfShape", MinOpset: 9, Infer: inferConstantOfShape, Inputs: []InputSpec{{Name: "input", Param: true}}, Outputs: ins("output"),
+	Register(&OpSchema{Op: "ConstantOfShape", MinOpset: 9, Infer: inferConstantOfShape, Inputs: []InputSpec{param("input")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{{Name: "value", Kind: AttrTensor}},
 		Doc:   "output = a tensor of the given shape filled with value's single element (float32 0 by default)."})
-	Register(&OpSchema{Op: "Range", MinOpset: 11, Infer: inferRange, Inputs: []InputSpec{{Name: "start", Param: true}, {Name: "limit", Param: true}, {Name: "delta", Param: true}}, Outputs: ins("output"),
+	Register(&OpSchema{Op: "Range", MinOpset: 11, Infer: inferRange, Inputs: []InputSpec{param("start"), param("limit"), param("delta")}, Outputs: ins("output"),
 		Doc: "output = [start, start+delta, ...] up to (excluding) limit; 1-D, of the inputs' common dtype."})
 	Register(&OpSchema{Op: "Size", MinOpset: 9, Infer: inferSize, Inputs: ins("data"), Outputs: ins("size"),
 		Doc: "size = the number of elements of data, an int64 scalar."})
 	Register(&OpSchema{Op: "EyeLike", MinOpset: 9, Infer: inferEyeLike, Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{{Name: "dtype", Kind: AttrInt}, intAttr("k", 0)},
 		Doc:   "output = a 2-D tensor of input's shape with ones on diagonal k and zeros elsewhere, of dtype (input's by default)."})
-	Register(&OpSchema{Op: "Trilu", MinOpset: 14, Infer: inferTrilu, Inputs: []InputSpec{{Name: "input"}, {Name: "k", Optional: true, Param: true}}, Outputs: ins("output"),
+	Register(&OpSchema{Op: "Trilu", MinOpset: 14, Infer: inferTrilu, Inputs: []InputSpec{req("input"), optParam("k")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("upper", 1)},
 		Doc:   "output = input with the elements below (upper=1) or above (upper=0) diagonal k of the last two axes set to zero."})
-	Register(&OpSchema{Op: "Tile", MinOpset: 9, Movement: true, Infer: inferTile, Inputs: []InputSpec{{Name: "input"}, {Name: "repeats", Param: true}}, Outputs: ins("output"),
+	Register(&OpSchema{Op: "Tile", MinOpset: 9, Movement: true, Infer: inferTile, Inputs: []InputSpec{req("input"), param("repeats")}, Outputs: ins("output"),
 		Doc: "output = input repeated repeats[i] times along each axis i."})
-	Register(&OpSchema{Op: "CumSum", MinOpset: 11, Infer: inferCumSum, Inputs: []InputSpec{{Name: "x"}, {Name: "axis", Param: true}}, Outputs: ins("y"),
+	Register(&OpSchema{Op: "CumSum", MinOpset: 11, Infer: inferCumSum, Inputs: []InputSpec{req("x"), param("axis")}, Outputs: ins("y"),
 		Attrs: []AttrSpec{intAttr("exclusive", 0), intAttr("reverse", 0)},
 		Doc:   "y = cumulative sum of x along axis (exclusive: without the element itself; reverse: from the end)."})
 	Register(&OpSchema{Op: "DepthToSpace", MinOpset: 9, Infer: inferSpaceDepth(false), Inputs: ins("input"), Outputs: ins("output"),

@@ -18,11 +18,11 @@ func init() {
 	Register(&OpSchema{Op: "ScatterND", MinOpset: 11, Infer: inferScatterND, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
 		Attrs: []AttrSpec{stringAttr("reduction", "none")},
 		Doc:   "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min)."})
-	Register(&OpSchema{Op: "TopK", MinOpset: 9, Infer: inferTopK, Inputs: []InputSpec{{Name: "X"}, {Name: "K", Param: true}}, Outputs: ins("Values", "Indices"),
+	Register(&OpSchema{Op: "TopK", MinOpset: 9, Infer: inferTopK, Inputs: []InputSpec{req("X"), param("K")}, Outputs: ins("Values", "Indices"),
 		Attrs:      []AttrSpec{intAttr("axis", -1), intAttr("largest", 1), intAttr("sorted", 1)},
 		AttrInputs: []AttrInput{{Attr: "k", Input: 1, Since: 10, DType: Int64}},
 		Doc:        "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first."})
-	Register(&OpSchema{Op: "OneHot", MinOpset: 9, Infer: inferOneHot, Inputs: []InputSpec{{Name: "indices"}, {Name: "depth", Param: true}, {Name: "values"}}, Outputs: ins("output"),
+	Register(&OpSchema{Op: "OneHot", MinOpset: 9, Infer: inferOneHot, Inputs: []InputSpec{req("indices"), param("depth"), req("values")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", -1)},
 		Doc:   "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0]."})
 }

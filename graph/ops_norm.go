@@ -8,7 +8,7 @@ func init() {
 	Register(&OpSchema{Op: "Softmax", MinOpset: 9, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", -1)},
 		Doc:   "output = exp(input) / sum(exp(input)) along one axis (opset-13 semantics: only that axis, not the flattened tail)."})
-	Register(&OpSchema{Op: "LayerNormalization", MinOpset: 17, Infer: inferLayerNorm, Inputs: []InputSpec{{Name: "X"}, {Name: "Scale"}, {Name: "B", Optional: true}}, Outputs: []InputSpec{{Name: "Y"}, {Name: "Mean", Optional: true}, {Name: "InvStdDev", Optional: true}},
+	Register(&OpSchema{Op: "LayerNormalization", MinOpset: 17, Infer: inferLayerNorm, Inputs: []InputSpec{req("X"), req("Scale"), opt("B")}, Outputs: []InputSpec{req("Y"), opt("Mean"), opt("InvStdDev")},
 		Attrs: []AttrSpec{intAttr("axis", -1), floatAttr("epsilon", 1e-5), intAttr("stash_type", 1)},
 		Doc:   "Y = (X - mean) / sqrt(var + epsilon) * Scale + B, statistics over axes [axis, rank); Mean and InvStdDev optionally returned."})
 	Register(&OpSchema{Op: "BatchNormalization", MinOpset: 9, Infer: inferBatchNorm, Inputs: ins("X", "scale", "B", "input_mean", "input_var"), Outputs: []InputSpec{

@@ -13,7 +13,7 @@ func init() {
 // registerReduce adds a Reduce op whose axes attribute became an input at
 // opset since.
 func registerReduce(op, what string, since int64) {
-	Register(&OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}}, Outputs: ins("reduced"),
+	Register(&OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
 		Attrs:      []AttrSpec{intAttr("keepdims", 1), intAttr("noop_with_empty_axes", 0)},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
 		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."})

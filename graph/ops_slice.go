@@ -12,7 +12,7 @@ func init() {
 	Register(&OpSchema{Op: "Concat", MinOpset: 9, Movement: true, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
 		Attrs: []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
 		Doc:   "concat_result = the inputs joined along axis; all other dimensions must agree."})
-	Register(&OpSchema{Op: "Split", MinOpset: 9, Movement: true, Infer: inferSplit, Inputs: []InputSpec{{Name: "input"}, {Name: "split", Optional: true, Param: true}}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
+	Register(&OpSchema{Op: "Split", MinOpset: 9, Movement: true, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
 		Attrs:      []AttrSpec{intAttr("axis", 0), {Name: "num_outputs", Kind: AttrInt}},
 		AttrInputs: []AttrInput{{Attr: "split", Input: 1, Since: 13, DType: Int64}},
 		Doc:        "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide)."})

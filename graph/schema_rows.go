@@ -13,6 +13,13 @@ func ins(names ...string) []InputSpec {
 	return specs
 }
 
+// req, opt, param and optParam return one formal input (or output):
+// required, optional, a required Param input, an optional Param input.
+func req(name string) InputSpec      { return InputSpec{Name: name} }
+func opt(name string) InputSpec      { return InputSpec{Name: name, Optional: true} }
+func param(name string) InputSpec    { return InputSpec{Name: name, Param: true} }
+func optParam(name string) InputSpec { return InputSpec{Name: name, Optional: true, Param: true} }
+
 // intAttr returns an optional int attribute that defaults to def.
 func intAttr(name string, def int64) AttrSpec {
 	return AttrSpec{Name: name, Kind: AttrInt, Default: defInt(def)}
