@@ -63,3 +63,27 @@ func floatIO[K any](rc *runCtx, k K, ins, outs []any, f32, f64 func(*runCtx, K, 
 	}
 	return f64(rc, k, ins, outs)
 }
+
+// floatAxisInput returns input 0 of a kernel of op that needs a float input
+// and its "axis" attribute, normalised.
+func floatAxisInput(ni *nodeInfo, op string) (in *valInfo, axis int, err error) {
+	in = ni.in(0)
+	if !isFloatDT(in.dt) {
+		return nil, 0, errDType(op, in.dt)
+	}
+	axis, err = graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
+	if err != nil {
+		return nil, 0, err
+	}
+	return in, axis, nil
+}
+
+// floatCAB runs the float32 or float64 instantiation of a kernel body
+// c = f(a, b), chosen by a's element type.
+func floatCAB[K any](rc *runCtx, k K, c, a, b any, f32 func(*runCtx, K, []float32, []float32, []float32), f64 func(*runCtx, K, []float64, []float64, []float64)) {
+	if a32, ok := a.([]float32); ok {
+		f32(rc, k, c.([]float32), a32, b.([]float32))
+		return
+	}
+	f64(rc, k, c.([]float64), a.([]float64), b.([]float64))
+}

@@ -8,19 +8,8 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
-
-// buildGraph runs f on a fresh builder and returns the validated graph.
-func buildGraph(t *testing.T, f func(b *graph.Builder)) *graph.Graph {
-	t.Helper()
-	b := graph.NewBuilder("test")
-	f(b)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
-}
 
 func mustExec(t *testing.T, g *graph.Graph, opts ExecOptions) *Executor {
 	t.Helper()
@@ -32,7 +21,7 @@ func mustExec(t *testing.T, g *graph.Graph, opts ExecOptions) *Executor {
 }
 
 func TestRunInputErrors(t *testing.T) {
-	g := buildGraph(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x := b.Input("x", graph.Float32, 2, 3)
 		b.Output(b.Op("Relu", []*graph.Value{x}, nil))
 	})
@@ -72,7 +61,7 @@ func TestCompileErrors(t *testing.T) {
 		return &graph.Graph{Inputs: []*graph.Value{x}, Outputs: []*graph.Value{y}, Nodes: []*graph.Node{n}}
 	}
 	unknownShape := func() *graph.Graph {
-		g := buildGraph(t, func(b *graph.Builder) {
+		g := graphtest.Build(t, func(b *graph.Builder) {
 			x := b.Input("x", graph.Float32, 2)
 			b.Output(b.Op("Relu", []*graph.Value{x}, nil))
 		})
@@ -136,7 +125,7 @@ func TestLivenessReusesBuffers(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var x *graph.Value
-		g := buildGraph(t, func(b *graph.Builder) {
+		g := graphtest.Build(t, func(b *graph.Builder) {
 			x = b.Input("x", graph.Float32, 1, 64, 32, 32)
 			v := x
 			for i := 0; i < 40; i++ {
@@ -166,7 +155,7 @@ func TestLivenessReusesBuffers(t *testing.T) {
 func TestBufferReuseCorrectness(t *testing.T) {
 	var x *graph.Value
 	var outs []*graph.Value
-	g := buildGraph(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x = b.Input("x", graph.Float32, 4, 6)
 		y := b.Op("Relu", []*graph.Value{x}, nil)
 		r := b.Op("Reshape", []*graph.Value{y, b.Const("s", ints64(6, 4))}, nil)
@@ -206,7 +195,7 @@ func TestBufferReuseCorrectness(t *testing.T) {
 
 func TestOutputsOfInputsAndConstants(t *testing.T) {
 	var x, c *graph.Value
-	g := buildGraph(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x = b.Input("x", graph.Float32, 2)
 		c = b.Const("c", graph.FromFloat32([]float32{5, 6}, 2))
 		b.Output(x, c, b.Op("Add", []*graph.Value{x, c}, nil))
@@ -229,7 +218,7 @@ func TestConstantFolding(t *testing.T) {
 	// Shape -> Gather -> Unsqueeze -> Concat -> Reshape: the shape chain is
 	// folded at compile time; only Reshape's alias remains.
 	var x *graph.Value
-	g := buildGraph(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x = b.Input("x", graph.Float32, 2, 3, 4)
 		s := b.Op("Shape", []*graph.Value{x}, nil)
 		d0 := b.Op("Gather", []*graph.Value{s, b.Const("i", graph.FromInt64([]int64{0}))}, nil)
@@ -256,7 +245,7 @@ func TestConstantFolding(t *testing.T) {
 
 func TestFloat64Precision(t *testing.T) {
 	var x *graph.Value
-	g := buildGraph(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x = b.Input("x", graph.Float32, 3)
 		big := b.Const("big", graph.FromFloat32([]float32{1e8}, 1))
 		s := b.Op("Add", []*graph.Value{x, big}, nil)
@@ -334,7 +323,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		g := buildGraph(t, func(b *graph.Builder) {
+		g := graphtest.Build(t, func(b *graph.Builder) {
 			v := b.Input("x", graph.Float32, 1, 4, 16, 16)
 			for i := 0; i < 10; i++ {
 				v = tc.f(b, v)

@@ -22,11 +22,7 @@ type layerNormKernel struct {
 }
 
 func newLayerNormKernel(ni *nodeInfo) (kernel, error) {
-	in := ni.in(0)
-	if !isFloatDT(in.dt) {
-		return nil, errDType("LayerNormalization", in.dt)
-	}
-	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
+	in, axis, err := floatAxisInput(ni, "LayerNormalization")
 	if err != nil {
 		return nil, err
 	}

@@ -67,12 +67,7 @@ func newMatMulKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *matMulKernel) run(rc *runCtx, ins, outs []any) error {
-	switch a := ins[0].(type) {
-	case []float32:
-		matMulRun(rc, k, outs[0].([]float32), a, ins[1].([]float32))
-	case []float64:
-		matMulRun(rc, k, outs[0].([]float64), a, ins[1].([]float64))
-	}
+	floatCAB(rc, k, outs[0], ins[0], ins[1], matMulRun[float32], matMulRun[float64])
 	return nil
 }
 
@@ -150,12 +145,7 @@ func (k *gemmKernel) run(rc *runCtx, ins, outs []any) error {
 	if k.hasC {
 		k.cPlan.run(rc, outs[0], ins[2])
 	}
-	switch a := ins[0].(type) {
-	case []float32:
-		gemmRun(rc, k, outs[0].([]float32), a, ins[1].([]float32))
-	case []float64:
-		gemmRun(rc, k, outs[0].([]float64), a, ins[1].([]float64))
-	}
+	floatCAB(rc, k, outs[0], ins[0], ins[1], gemmRun[float32], gemmRun[float64])
 	return nil
 }
 

@@ -115,11 +115,17 @@ func newReduceKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *reduceKernel) run(rc *runCtx, ins, outs []any) error {
-	if k.noop {
+	return runReduce(rc, k, k.noop, k.fn, ins, outs)
+}
+
+// runReduce runs a reduction kernel k: a copy when noop (no axis is
+// reduced), else fn on the typed data.
+func runReduce[K any](rc *runCtx, k K, noop bool, fn func(rc *runCtx, k K, y, x any), ins, outs []any) error {
+	if noop {
 		copyData(outs[0], ins[0])
 		return nil
 	}
-	k.fn(rc, k, outs[0], ins[0])
+	fn(rc, k, outs[0], ins[0])
 	return nil
 }
 

@@ -89,12 +89,7 @@ func newReduceMoreKernel(ni *nodeInfo) (kernel, error) {
 }
 
 func (k *reduceMoreKernel) run(rc *runCtx, ins, outs []any) error {
-	if k.noop {
-		copyData(outs[0], ins[0])
-		return nil
-	}
-	k.fn(rc, k, outs[0], ins[0])
-	return nil
+	return runReduce(rc, k, k.noop, k.fn, ins, outs)
 }
 
 func reduceMoreRun[T numT](rc *runCtx, k *reduceMoreKernel, yd, xd any) {

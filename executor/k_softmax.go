@@ -1,10 +1,6 @@
 package executor
 
-import (
-	"math"
-
-	"github.com/xrl-dev/xrl/graph"
-)
+import "math"
 
 func init() {
 	registerKernel(newSoftmaxKernel, "Softmax")
@@ -16,11 +12,7 @@ type softmaxKernel struct {
 }
 
 func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
-	in := ni.in(0)
-	if !isFloatDT(in.dt) {
-		return nil, errDType("Softmax", in.dt)
-	}
-	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
+	in, axis, err := floatAxisInput(ni, "Softmax")
 	if err != nil {
 		return nil, err
 	}

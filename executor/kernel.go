@@ -112,22 +112,17 @@ func (ni *nodeInfo) inputName(i int) string {
 // compile time. ok is false when the input is absent or an empty
 // placeholder.
 func (ni *nodeInfo) constInts(i int) (vals []int64, ok bool, err error) {
-	v := ni.in(i)
-	if v == nil {
-		return nil, false, nil
-	}
-	if v.value == nil {
-		return nil, true, fmt.Errorf("%s must be a constant (or computable from constants) for the Go executor", ni.inputName(i))
-	}
-	vals, err = v.value.AsInt64()
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: %w", ni.inputName(i), err)
-	}
-	return vals, true, nil
+	return constInput(ni, i, (*graph.Tensor).AsInt64)
 }
 
 // constFloats is constInts for numeric inputs read as float64.
 func (ni *nodeInfo) constFloats(i int) (vals []float64, ok bool, err error) {
+	return constInput(ni, i, (*graph.Tensor).AsFloat64)
+}
+
+// constInput is constInts and constFloats: input i's constant value, read
+// with as.
+func constInput[T any](ni *nodeInfo, i int, as func(*graph.Tensor) ([]T, error)) (vals []T, ok bool, err error) {
 	v := ni.in(i)
 	if v == nil {
 		return nil, false, nil
@@ -135,7 +130,7 @@ func (ni *nodeInfo) constFloats(i int) (vals []float64, ok bool, err error) {
 	if v.value == nil {
 		return nil, true, fmt.Errorf("%s must be a constant (or computable from constants) for the Go executor", ni.inputName(i))
 	}
-	vals, err = v.value.AsFloat64()
+	vals, err = as(v.value)
 	if err != nil {
 		return nil, true, fmt.Errorf("%s: %w", ni.inputName(i), err)
 	}

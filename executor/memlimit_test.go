@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -17,7 +18,7 @@ func TestMemoryLimit(t *testing.T) {
 	// Relu(x) and Sigmoid(x) on 1x64x64x64 float32 (1 MiB each) live
 	// together until their Add: the planned buffers need 2 MiB, each
 	// value 1 MiB.
-	g := buildGraph(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x := b.Input("x", graph.Float32, 1, 64, 64, 64)
 		r := b.Op("Relu", []*graph.Value{x}, nil)
 		s := b.Op("Sigmoid", []*graph.Value{x}, nil)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 func TestPlannedMemory(t *testing.T) {
@@ -72,10 +73,7 @@ func TestPlannedMemoryConstants(t *testing.T) {
 // plan builds b's graph and returns it with its planned memory.
 func plan(t *testing.T, b *graph.Builder) (*graph.Graph, Memory) {
 	t.Helper()
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	mem, err := PlannedMemory(g)
 	if err != nil {
 		t.Fatal(err)

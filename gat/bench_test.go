@@ -47,15 +47,23 @@ func heapMB() float64 {
 	return float64(ms.HeapAlloc) / (1 << 20)
 }
 
+// benchNet returns a network of the default configuration, with NoShare
+// as given.
+func benchNet(b *testing.B, noShare bool) *Net {
+	b.Helper()
+	cfg := DefaultConfig()
+	cfg.NoShare = noShare
+	n, err := New(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
 func BenchmarkForward(b *testing.B) {
 	for _, bc := range benchCases {
 		b.Run(bc.name, func(b *testing.B) {
-			cfg := DefaultConfig()
-			cfg.NoShare = bc.noShare
-			n, err := New(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
+			n := benchNet(b, bc.noShare)
 			obs := benchStates(1, bc.independent)
 			var batch Batch
 			if err := n.ForwardTo(&batch, obs); err != nil { // warm up the buffers
@@ -80,12 +88,7 @@ func BenchmarkForward(b *testing.B) {
 func BenchmarkUpdate(b *testing.B) {
 	for _, bc := range benchCases {
 		b.Run(bc.name, func(b *testing.B) {
-			cfg := DefaultConfig()
-			cfg.NoShare = bc.noShare
-			n, err := New(cfg)
-			if err != nil {
-				b.Fatal(err)
-			}
+			n := benchNet(b, bc.noShare)
 			obs := benchStates(16, bc.independent)
 			actions := make([]int, len(obs))
 			dl, de, dv := make([]float32, len(obs)), make([]float32, len(obs)), make([]float32, len(obs))

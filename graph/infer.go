@@ -36,12 +36,9 @@ func InferNode(n *Node) error {
 		}
 		return nil
 	}
-	s := n.Schema()
-	if s == nil {
-		return fmt.Errorf("%v: op %q (domain %q) is not in the op-schema table", n, n.Op, n.Domain)
-	}
-	if err := checkArity(n, s); err != nil {
-		return fmt.Errorf("%v: %w", n, err)
+	s, err := checkedSchema(n, "")
+	if err != nil {
+		return err
 	}
 	for i, in := range n.Inputs {
 		if in == nil {

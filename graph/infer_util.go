@@ -112,14 +112,24 @@ func needValue(n *Node, i int) (*Tensor, error) {
 	return t, nil
 }
 
-// constInts returns input i as int64s. ok is false when the input is absent.
-func constInts(n *Node, i int) (vals []int64, ok bool, err error) {
+// constInput returns the value of input i, with ok false when the input is
+// absent (t is nil then, and when err is not nil).
+func constInput(n *Node, i int) (t *Tensor, ok bool, err error) {
 	if n.Input(i) == nil {
 		return nil, false, nil
 	}
-	t, err := needValue(n, i)
+	t, err = needValue(n, i)
 	if err != nil {
 		return nil, true, err
+	}
+	return t, true, nil
+}
+
+// constInts returns input i as int64s. ok is false when the input is absent.
+func constInts(n *Node, i int) (vals []int64, ok bool, err error) {
+	t, ok, err := constInput(n, i)
+	if t == nil {
+		return nil, ok, err
 	}
 	if t.DType != Int64 && t.DType != Int32 {
 		return nil, true, fmt.Errorf("input %d %q (%s) has dtype %v, want int64", i, n.Inputs[i].Name, inputName(n, i), t.DType)
@@ -133,12 +143,9 @@ func constInts(n *Node, i int) (vals []int64, ok bool, err error) {
 
 // constFloats returns input i as float64s. ok is false when absent.
 func constFloats(n *Node, i int) (vals []float64, ok bool, err error) {
-	if n.Input(i) == nil {
-		return nil, false, nil
-	}
-	t, err := needValue(n, i)
-	if err != nil {
-		return nil, true, err
+	t, ok, err := constInput(n, i)
+	if t == nil {
+		return nil, ok, err
 	}
 	v, err := t.AsFloat64()
 	if err != nil {

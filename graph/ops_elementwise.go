@@ -129,12 +129,7 @@ func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
 		if boolOut {
 			dt = Bool
 		}
-		setOut(n, 0, dt, s)
-		if allKnown(n) && smallOut(s) {
-			if ts := knownInputs(n); ts != nil {
-				setKnown(n, 0, foldElementwise(fold, dt, s, ts))
-			}
-		}
+		setFolded(n, fold, dt, s)
 		return nil
 	}
 }
@@ -169,12 +164,7 @@ func inferVariadic(fold BinaryOp) InferFunc {
 			return err
 		}
 		dt := n.Inputs[0].DType
-		setOut(n, 0, dt, s)
-		if allKnown(n) && smallOut(s) {
-			if ts := knownInputs(n); ts != nil {
-				setKnown(n, 0, foldElementwise(fold, dt, s, ts))
-			}
-		}
+		setFolded(n, fold, dt, s)
 		return nil
 	}
 }
@@ -233,4 +223,15 @@ func inferClip(n *Node) error {
 	x := n.Inputs[0]
 	setOut(n, 0, x.DType, x.Shape.Clone())
 	return nil
+}
+
+// setFolded sets output 0 of n to dtype dt and shape s, with its value
+// folded by fold when every input is known and s is small.
+func setFolded(n *Node, fold BinaryOp, dt DType, s Shape) {
+	setOut(n, 0, dt, s)
+	if allKnown(n) && smallOut(s) {
+		if ts := knownInputs(n); ts != nil {
+			setKnown(n, 0, foldElementwise(fold, dt, s, ts))
+		}
+	}
 }

@@ -6,65 +6,25 @@ import "fmt"
 // ScatterND, TopK and OneHot.
 
 func init() {
-	Register(&OpSchema{
-		Op:       "GatherElements",
-		Doc:      "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape.",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}},
-		MinOpset: 11,
-		Infer:    inferGatherElements,
-	})
-	Register(&OpSchema{
-		Op:       "GatherND",
-		Doc:      "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes.",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "batch_dims", Kind: AttrInt, Default: defInt(0)}},
-		MinOpset: 11,
-		Infer:    inferGatherND,
-	})
-	Register(&OpSchema{
-		Op:       "ScatterElements",
-		Doc:      "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min).",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}, {Name: "updates"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}, {Name: "reduction", Kind: AttrString, Default: defString("none")}},
-		MinOpset: 11,
-		Infer:    inferScatterElements,
-	})
-	Register(&OpSchema{
-		Op:       "ScatterND",
-		Doc:      "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min).",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}, {Name: "updates"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "reduction", Kind: AttrString, Default: defString("none")}},
-		MinOpset: 11,
-		Infer:    inferScatterND,
-	})
-	Register(&OpSchema{
-		Op:      "TopK",
-		Doc:     "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first.",
-		Inputs:  []InputSpec{{Name: "X"}, {Name: "K", Param: true}},
-		Outputs: []InputSpec{{Name: "Values"}, {Name: "Indices"}},
-		Attrs: []AttrSpec{
-			{Name: "axis", Kind: AttrInt, Default: defInt(-1)},
-			{Name: "largest", Kind: AttrInt, Default: defInt(1)},
-			{Name: "sorted", Kind: AttrInt, Default: defInt(1)},
-		},
+	Register(&OpSchema{Op: "GatherElements", MinOpset: 11, Infer: inferGatherElements, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", 0)},
+		Doc:   "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape."})
+	Register(&OpSchema{Op: "GatherND", MinOpset: 11, Infer: inferGatherND, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("batch_dims", 0)},
+		Doc:   "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes."})
+	Register(&OpSchema{Op: "ScatterElements", MinOpset: 11, Infer: inferScatterElements, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", 0), stringAttr("reduction", "none")},
+		Doc:   "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min)."})
+	Register(&OpSchema{Op: "ScatterND", MinOpset: 11, Infer: inferScatterND, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
+		Attrs: []AttrSpec{stringAttr("reduction", "none")},
+		Doc:   "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min)."})
+	Register(&OpSchema{Op: "TopK", MinOpset: 9, Infer: inferTopK, Inputs: []InputSpec{req("X"), param("K")}, Outputs: ins("Values", "Indices"),
+		Attrs:      []AttrSpec{intAttr("axis", -1), intAttr("largest", 1), intAttr("sorted", 1)},
 		AttrInputs: []AttrInput{{Attr: "k", Input: 1, Since: 10, DType: Int64}},
-		MinOpset:   9,
-		Infer:      inferTopK,
-	})
-	Register(&OpSchema{
-		Op:       "OneHot",
-		Doc:      "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0].",
-		Inputs:   []InputSpec{{Name: "indices"}, {Name: "depth", Param: true}, {Name: "values"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(-1)}},
-		MinOpset: 9,
-		Infer:    inferOneHot,
-	})
+		Doc:        "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first."})
+	Register(&OpSchema{Op: "OneHot", MinOpset: 9, Infer: inferOneHot, Inputs: []InputSpec{req("indices"), param("depth"), req("values")}, Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", -1)},
+		Doc:   "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0]."})
 }
 
 func inferGatherElements(n *Node) error {
@@ -115,15 +75,25 @@ func checkReduction(n *Node) error {
 	}
 }
 
-func inferScatterElements(n *Node) error {
-	x, idx, u := n.Inputs[0], n.Inputs[1], n.Inputs[2]
+// scatterInputs checks what ScatterElements and ScatterND share (int
+// indices, updates of data's dtype, a known reduction) and returns data,
+// indices and updates.
+func scatterInputs(n *Node) (x, idx, u *Value, err error) {
 	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	if err := checkSameType(n, 0, 2); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	if err := checkReduction(n); err != nil {
+		return nil, nil, nil, err
+	}
+	return n.Inputs[0], n.Inputs[1], n.Inputs[2], nil
+}
+
+func inferScatterElements(n *Node) error {
+	x, idx, u, err := scatterInputs(n)
+	if err != nil {
 		return err
 	}
 	if len(x.Shape) != len(idx.Shape) || !idx.Shape.Equal(u.Shape) || len(x.Shape) == 0 {
@@ -137,14 +107,8 @@ func inferScatterElements(n *Node) error {
 }
 
 func inferScatterND(n *Node) error {
-	x, idx, u := n.Inputs[0], n.Inputs[1], n.Inputs[2]
-	if err := checkType(n, 1, isIndexType, "int32 or int64"); err != nil {
-		return err
-	}
-	if err := checkSameType(n, 0, 2); err != nil {
-		return err
-	}
-	if err := checkReduction(n); err != nil {
+	x, idx, u, err := scatterInputs(n)
+	if err != nil {
 		return err
 	}
 	q := len(idx.Shape)

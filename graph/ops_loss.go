@@ -9,24 +9,12 @@ func init() {
 		{Name: "ignore_index", Kind: AttrInt},
 		{Name: "reduction", Kind: AttrString, Default: defString("mean")},
 	}
-	Register(&OpSchema{
-		Op:       "NegativeLogLikelihoodLoss",
-		Doc:      "loss = -input[n, target[n,d...], d...] * weight[target], 0 where target = ignore_index; reduced by none, sum, or mean (divided by the sum of the applied weights).",
-		Inputs:   []InputSpec{{Name: "input"}, {Name: "target"}, {Name: "weight", Optional: true}},
-		Outputs:  []InputSpec{{Name: "loss"}},
-		Attrs:    lossAttrs,
-		MinOpset: 13,
-		Infer:    inferLoss,
-	})
-	Register(&OpSchema{
-		Op:       "SoftmaxCrossEntropyLoss",
-		Doc:      "output = NegativeLogLikelihoodLoss(LogSoftmax(scores, axis 1), labels, weights); log_prob optionally returned.",
-		Inputs:   []InputSpec{{Name: "scores"}, {Name: "labels"}, {Name: "weights", Optional: true}},
-		Outputs:  []InputSpec{{Name: "output"}, {Name: "log_prob", Optional: true}},
-		Attrs:    lossAttrs,
-		MinOpset: 13,
-		Infer:    inferLoss,
-	})
+	Register(&OpSchema{Op: "NegativeLogLikelihoodLoss", MinOpset: 13, Infer: inferLoss, Inputs: []InputSpec{req("input"), req("target"), opt("weight")}, Outputs: ins("loss"),
+		Attrs: lossAttrs,
+		Doc:   "loss = -input[n, target[n,d...], d...] * weight[target], 0 where target = ignore_index; reduced by none, sum, or mean (divided by the sum of the applied weights)."})
+	Register(&OpSchema{Op: "SoftmaxCrossEntropyLoss", MinOpset: 13, Infer: inferLoss, Inputs: []InputSpec{req("scores"), req("labels"), opt("weights")}, Outputs: []InputSpec{req("output"), opt("log_prob")},
+		Attrs: lossAttrs,
+		Doc:   "output = NegativeLogLikelihoodLoss(LogSoftmax(scores, axis 1), labels, weights); log_prob optionally returned."})
 }
 
 func inferLoss(n *Node) error {

@@ -5,15 +5,8 @@ import "fmt"
 // Identity, Dropout, Constant, Shape, Cast.
 
 func init() {
-	Register(&OpSchema{
-		Op:       "Identity",
-		Movement: true,
-		Doc:      "output = input.",
-		Inputs:   []InputSpec{{Name: "input"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		MinOpset: 9,
-		Infer:    inferIdentity,
-	})
+	Register(&OpSchema{Op: "Identity", MinOpset: 9, Movement: true, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
+		Doc: "output = input."})
 	Register(&OpSchema{
 		Op:       "Dropout",
 		Movement: true,
@@ -26,49 +19,15 @@ func init() {
 		MinOpset:   9,
 		Infer:      inferDropout,
 	})
-	Register(&OpSchema{
-		Op:       "Constant",
-		Movement: true,
-		Doc:      "output = the tensor given by exactly one of the value* attributes.",
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs: []AttrSpec{
-			{Name: "value", Kind: AttrTensor},
-			{Name: "value_float", Kind: AttrFloat},
-			{Name: "value_floats", Kind: AttrFloats},
-			{Name: "value_int", Kind: AttrInt},
-			{Name: "value_ints", Kind: AttrInts},
-			{Name: "value_string", Kind: AttrString},
-			{Name: "value_strings", Kind: AttrStrings},
-		},
-		MinOpset: 9,
-		Infer:    inferConstant,
-	})
-	Register(&OpSchema{
-		Op:       "Shape",
-		Movement: true,
-		Doc:      "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15).",
-		Inputs:   []InputSpec{{Name: "data"}},
-		Outputs:  []InputSpec{{Name: "shape"}},
-		Attrs: []AttrSpec{
-			{Name: "end", Kind: AttrInt},
-			{Name: "start", Kind: AttrInt, Default: defInt(0)},
-		},
-		MinOpset: 9,
-		Infer:    inferShape,
-	})
-	Register(&OpSchema{
-		Op:       "Cast",
-		Movement: true,
-		Doc:      "output = input converted elementwise to dtype to (saturate clips float8 conversions).",
-		Inputs:   []InputSpec{{Name: "input"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs: []AttrSpec{
-			{Name: "saturate", Kind: AttrInt, Default: defInt(1)},
-			{Name: "to", Kind: AttrInt, Required: true},
-		},
-		MinOpset: 9,
-		Infer:    inferCast,
-	})
+	Register(&OpSchema{Op: "Constant", MinOpset: 9, Movement: true, Infer: inferConstant, Outputs: ins("output"),
+		Attrs: []AttrSpec{{Name: "value", Kind: AttrTensor}, {Name: "value_float", Kind: AttrFloat}, {Name: "value_floats", Kind: AttrFloats}, {Name: "value_int", Kind: AttrInt}, {Name: "value_ints", Kind: AttrInts}, {Name: "value_string", Kind: AttrString}, {Name: "value_strings", Kind: AttrStrings}},
+		Doc:   "output = the tensor given by exactly one of the value* attributes."})
+	Register(&OpSchema{Op: "Shape", MinOpset: 9, Movement: true, Infer: inferShape, Inputs: ins("data"), Outputs: ins("shape"),
+		Attrs: []AttrSpec{{Name: "end", Kind: AttrInt}, intAttr("start", 0)},
+		Doc:   "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15)."})
+	Register(&OpSchema{Op: "Cast", MinOpset: 9, Movement: true, Infer: inferCast, Inputs: ins("input"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("saturate", 1), {Name: "to", Kind: AttrInt, Required: true}},
+		Doc:   "output = input converted elementwise to dtype to (saturate clips float8 conversions)."})
 }
 
 func inferIdentity(n *Node) error {

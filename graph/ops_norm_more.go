@@ -18,59 +18,20 @@ func init() {
 	}
 	axisOp("LogSoftmax", "output = input - log(sum(exp(input))) along one axis (opset-13 semantics: only that axis).")
 	axisOp("Hardmax", "output = 1 at the first maximum along one axis, 0 elsewhere (opset-13 semantics: only that axis).")
-	Register(&OpSchema{
-		Op:       "InstanceNormalization",
-		Doc:      "output = (input - mean) / sqrt(var + epsilon) * scale[c] + B[c], statistics per sample and channel over the spatial axes.",
-		Inputs:   []InputSpec{{Name: "input"}, {Name: "scale"}, {Name: "B"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "epsilon", Kind: AttrFloat, Default: defFloat(1e-5)}},
-		MinOpset: 9,
-		Infer:    inferChannelNorm(false),
-	})
-	Register(&OpSchema{
-		Op:      "GroupNormalization",
-		Doc:     "Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c], statistics per sample over each of num_groups channel groups and the spatial axes.",
-		Inputs:  []InputSpec{{Name: "X"}, {Name: "scale"}, {Name: "bias"}},
-		Outputs: []InputSpec{{Name: "Y"}},
-		Attrs: []AttrSpec{
-			{Name: "epsilon", Kind: AttrFloat, Default: defFloat(1e-5)},
-			{Name: "num_groups", Kind: AttrInt, Required: true},
-			{Name: "stash_type", Kind: AttrInt, Default: defInt(1)},
-		},
-		MinOpset: 21,
-		Infer:    inferChannelNorm(true),
-	})
-	Register(&OpSchema{
-		Op:      "LRN",
-		Doc:     "y = x / (bias + alpha/size * sum of x² over size neighbouring channels)^beta.",
-		Inputs:  []InputSpec{{Name: "X"}},
-		Outputs: []InputSpec{{Name: "Y"}},
-		Attrs: []AttrSpec{
-			{Name: "alpha", Kind: AttrFloat, Default: defFloat(1e-4)},
-			{Name: "beta", Kind: AttrFloat, Default: defFloat(0.75)},
-			{Name: "bias", Kind: AttrFloat, Default: defFloat(1)},
-			{Name: "size", Kind: AttrInt, Required: true},
-		},
-		MinOpset: 9,
-		Infer:    inferLRN,
-	})
-	Register(&OpSchema{
-		Op:       "MeanVarianceNormalization",
-		Doc:      "Y = (X - mean) / sqrt(var), statistics over axes (default N, H, W); no epsilon beyond 1e-9.",
-		Inputs:   []InputSpec{{Name: "X"}},
-		Outputs:  []InputSpec{{Name: "Y"}},
-		Attrs:    []AttrSpec{{Name: "axes", Kind: AttrInts, Default: defInts(0, 2, 3)}},
-		MinOpset: 13,
-		Infer:    inferMVN,
-	})
-	Register(&OpSchema{
-		Op:       "GlobalMaxPool",
-		Doc:      "Maximum over all spatial axes of X [N,C,D...], giving [N,C,1...].",
-		Inputs:   inX,
-		Outputs:  outY,
-		MinOpset: 9,
-		Infer:    inferGlobalPool,
-	})
+	Register(&OpSchema{Op: "InstanceNormalization", MinOpset: 9, Infer: inferChannelNorm(false), Inputs: ins("input", "scale", "B"), Outputs: ins("output"),
+		Attrs: []AttrSpec{floatAttr("epsilon", 1e-5)},
+		Doc:   "output = (input - mean) / sqrt(var + epsilon) * scale[c] + B[c], statistics per sample and channel over the spatial axes."})
+	Register(&OpSchema{Op: "GroupNormalization", MinOpset: 21, Infer: inferChannelNorm(true), Inputs: ins("X", "scale", "bias"), Outputs: ins("Y"),
+		Attrs: []AttrSpec{floatAttr("epsilon", 1e-5), {Name: "num_groups", Kind: AttrInt, Required: true}, intAttr("stash_type", 1)},
+		Doc:   "Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c], statistics per sample over each of num_groups channel groups and the spatial axes."})
+	Register(&OpSchema{Op: "LRN", MinOpset: 9, Infer: inferLRN, Inputs: ins("X"), Outputs: ins("Y"),
+		Attrs: []AttrSpec{floatAttr("alpha", 1e-4), floatAttr("beta", 0.75), floatAttr("bias", 1), {Name: "size", Kind: AttrInt, Required: true}},
+		Doc:   "y = x / (bias + alpha/size * sum of x² over size neighbouring channels)^beta."})
+	Register(&OpSchema{Op: "MeanVarianceNormalization", MinOpset: 13, Infer: inferMVN, Inputs: ins("X"), Outputs: ins("Y"),
+		Attrs: []AttrSpec{{Name: "axes", Kind: AttrInts, Default: defInts(0, 2, 3)}},
+		Doc:   "Y = (X - mean) / sqrt(var), statistics over axes (default N, H, W); no epsilon beyond 1e-9."})
+	Register(&OpSchema{Op: "GlobalMaxPool", MinOpset: 9, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+		Doc: "Maximum over all spatial axes of X [N,C,D...], giving [N,C,1...]."})
 }
 
 // inferChannelNorm checks X [N,C,...] and per-channel scale and bias.

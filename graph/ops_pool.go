@@ -9,14 +9,8 @@ func init() {
 		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order"))
 	Register(poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
 		outY, "count_include_pad"))
-	Register(&OpSchema{
-		Op:       "GlobalAveragePool",
-		Doc:      "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...].",
-		Inputs:   inX,
-		Outputs:  outY,
-		MinOpset: 9,
-		Infer:    inferGlobalPool,
-	})
+	Register(&OpSchema{Op: "GlobalAveragePool", MinOpset: 9, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+		Doc: "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...]."})
 }
 
 // poolSchema is the table row of a windowed pooling op: input X, the

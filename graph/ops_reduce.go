@@ -13,19 +13,10 @@ func init() {
 // registerReduce adds a Reduce op whose axes attribute became an input at
 // opset since.
 func registerReduce(op, what string, since int64) {
-	Register(&OpSchema{
-		Op:      op,
-		Doc:     "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims.",
-		Inputs:  []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
-		Outputs: []InputSpec{{Name: "reduced"}},
-		Attrs: []AttrSpec{
-			{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},
-			{Name: "noop_with_empty_axes", Kind: AttrInt, Default: defInt(0)},
-		},
+	Register(&OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
+		Attrs:      []AttrSpec{intAttr("keepdims", 1), intAttr("noop_with_empty_axes", 0)},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
-		MinOpset:   9,
-		Infer:      inferReduce,
-	})
+		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."})
 }
 
 func inferReduce(n *Node) error {

@@ -11,19 +11,9 @@ func init() {
 	registerReduce("ReduceLogSumExp", "the natural log of the sum of exponentials", 18)
 	registerReduce("ReduceSumSquare", "the sum of squares", 18)
 	arg := func(op, what string) {
-		Register(&OpSchema{
-			Op:      op,
-			Doc:     "reduced = int64 index of the " + what + " of data along axis (the last such index if select_last_index, else the first); axis kept as size 1 if keepdims.",
-			Inputs:  []InputSpec{{Name: "data"}},
-			Outputs: []InputSpec{{Name: "reduced"}},
-			Attrs: []AttrSpec{
-				{Name: "axis", Kind: AttrInt, Default: defInt(0)},
-				{Name: "keepdims", Kind: AttrInt, Default: defInt(1)},
-				{Name: "select_last_index", Kind: AttrInt, Default: defInt(0)},
-			},
-			MinOpset: 9,
-			Infer:    inferArgReduce,
-		})
+		Register(&OpSchema{Op: op, MinOpset: 9, Infer: inferArgReduce, Inputs: ins("data"), Outputs: ins("reduced"),
+			Attrs: []AttrSpec{intAttr("axis", 0), intAttr("keepdims", 1), intAttr("select_last_index", 0)},
+			Doc:   "reduced = int64 index of the " + what + " of data along axis (the last such index if select_last_index, else the first); axis kept as size 1 if keepdims."})
 	}
 	arg("ArgMax", "maximum")
 	arg("ArgMin", "minimum")

@@ -9,30 +9,13 @@ import (
 // Gather, Pad.
 
 func init() {
-	Register(&OpSchema{
-		Op:       "Concat",
-		Movement: true,
-		Doc:      "concat_result = the inputs joined along axis; all other dimensions must agree.",
-		Inputs:   []InputSpec{{Name: "inputs", Variadic: true}},
-		Outputs:  []InputSpec{{Name: "concat_result"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
-		MinOpset: 9,
-		Infer:    inferConcat,
-	})
-	Register(&OpSchema{
-		Op:       "Split",
-		Movement: true,
-		Doc:      "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide).",
-		Inputs:   []InputSpec{{Name: "input"}, {Name: "split", Optional: true, Param: true}},
-		Outputs:  []InputSpec{{Name: "outputs", Variadic: true}},
-		Attrs: []AttrSpec{
-			{Name: "axis", Kind: AttrInt, Default: defInt(0)},
-			{Name: "num_outputs", Kind: AttrInt},
-		},
+	Register(&OpSchema{Op: "Concat", MinOpset: 9, Movement: true, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
+		Attrs: []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
+		Doc:   "concat_result = the inputs joined along axis; all other dimensions must agree."})
+	Register(&OpSchema{Op: "Split", MinOpset: 9, Movement: true, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
+		Attrs:      []AttrSpec{intAttr("axis", 0), {Name: "num_outputs", Kind: AttrInt}},
 		AttrInputs: []AttrInput{{Attr: "split", Input: 1, Since: 13, DType: Int64}},
-		MinOpset:   9,
-		Infer:      inferSplit,
-	})
+		Doc:        "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide)."})
 	Register(&OpSchema{
 		Op:       "Slice",
 		Movement: true,
@@ -48,16 +31,9 @@ func init() {
 		MinOpset: 9,
 		Infer:    inferSlice,
 	})
-	Register(&OpSchema{
-		Op:       "Gather",
-		Movement: true,
-		Doc:      "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices).",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "indices"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(0)}},
-		MinOpset: 9,
-		Infer:    inferGather,
-	})
+	Register(&OpSchema{Op: "Gather", MinOpset: 9, Movement: true, Infer: inferGather, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", 0)},
+		Doc:   "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices)."})
 	Register(&OpSchema{
 		Op:       "Pad",
 		Movement: true,

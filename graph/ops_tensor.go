@@ -6,65 +6,23 @@ import "fmt"
 // Squeeze, Unsqueeze, Transpose, Expand.
 
 func init() {
-	Register(&OpSchema{
-		Op:       "Reshape",
-		Movement: true,
-		Doc:      "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero.",
-		Inputs:   []InputSpec{{Name: "data"}, {Name: "shape", Param: true}},
-		Outputs:  []InputSpec{{Name: "reshaped"}},
-		Attrs:    []AttrSpec{{Name: "allowzero", Kind: AttrInt, Default: defInt(0)}},
-		MinOpset: 9,
-		Infer:    inferReshape,
-	})
-	Register(&OpSchema{
-		Op:       "Flatten",
-		Movement: true,
-		Doc:      "output = input reshaped to 2-D [prod(dims[:axis]), prod(dims[axis:])].",
-		Inputs:   []InputSpec{{Name: "input"}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(1)}},
-		MinOpset: 9,
-		Infer:    inferFlatten,
-	})
-	Register(&OpSchema{
-		Op:         "Squeeze",
-		Movement:   true,
-		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent).",
-		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Optional: true, Param: true}},
-		Outputs:    []InputSpec{{Name: "squeezed"}},
+	Register(&OpSchema{Op: "Reshape", MinOpset: 9, Movement: true, Infer: inferReshape, Inputs: []InputSpec{req("data"), param("shape")}, Outputs: ins("reshaped"),
+		Attrs: []AttrSpec{intAttr("allowzero", 0)},
+		Doc:   "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero."})
+	Register(&OpSchema{Op: "Flatten", MinOpset: 9, Movement: true, Infer: inferFlatten, Inputs: ins("input"), Outputs: ins("output"),
+		Attrs: []AttrSpec{intAttr("axis", 1)},
+		Doc:   "output = input reshaped to 2-D [prod(dims[:axis]), prod(dims[axis:])]."})
+	Register(&OpSchema{Op: "Squeeze", MinOpset: 9, Movement: true, Infer: inferSqueeze, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("squeezed"),
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
-		MinOpset:   9,
-		Infer:      inferSqueeze,
-	})
-	Register(&OpSchema{
-		Op:         "Unsqueeze",
-		Movement:   true,
-		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output.",
-		Inputs:     []InputSpec{{Name: "data"}, {Name: "axes", Param: true}},
-		Outputs:    []InputSpec{{Name: "expanded"}},
+		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent)."})
+	Register(&OpSchema{Op: "Unsqueeze", MinOpset: 9, Movement: true, Infer: inferUnsqueeze, Inputs: []InputSpec{req("data"), param("axes")}, Outputs: ins("expanded"),
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
-		MinOpset:   9,
-		Infer:      inferUnsqueeze,
-	})
-	Register(&OpSchema{
-		Op:       "Transpose",
-		Movement: true,
-		Doc:      "transposed = data with axes permuted: output axis i is input axis perm[i] (default: reversed).",
-		Inputs:   []InputSpec{{Name: "data"}},
-		Outputs:  []InputSpec{{Name: "transposed"}},
-		Attrs:    []AttrSpec{{Name: "perm", Kind: AttrInts}},
-		MinOpset: 9,
-		Infer:    inferTranspose,
-	})
-	Register(&OpSchema{
-		Op:       "Expand",
-		Movement: true,
-		Doc:      "output = input broadcast (numpy rules, both ways) against the given shape.",
-		Inputs:   []InputSpec{{Name: "input"}, {Name: "shape", Param: true}},
-		Outputs:  []InputSpec{{Name: "output"}},
-		MinOpset: 9,
-		Infer:    inferExpand,
-	})
+		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output."})
+	Register(&OpSchema{Op: "Transpose", MinOpset: 9, Movement: true, Infer: inferTranspose, Inputs: ins("data"), Outputs: ins("transposed"),
+		Attrs: []AttrSpec{{Name: "perm", Kind: AttrInts}},
+		Doc:   "transposed = data with axes permuted: output axis i is input axis perm[i] (default: reversed)."})
+	Register(&OpSchema{Op: "Expand", MinOpset: 9, Movement: true, Infer: inferExpand, Inputs: []InputSpec{req("input"), param("shape")}, Outputs: ins("output"),
+		Doc: "output = input broadcast (numpy rules, both ways) against the given shape."})
 }
 
 func inferReshape(n *Node) error {
@@ -105,10 +63,7 @@ func inferReshape(n *Node) error {
 	} else if prod != total {
 		return fmt.Errorf("cannot reshape %v (%d elements) to %v (%d elements)", x.Shape, total, spec, prod)
 	}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -123,10 +78,7 @@ func inferFlatten(n *Node) error {
 		axis += int64(r)
 	}
 	out := Shape{{Value: numel(x.Shape[:axis])}, {Value: numel(x.Shape[axis:])}}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -164,10 +116,7 @@ func inferSqueeze(n *Node) error {
 			out = append(out, d)
 		}
 	}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -202,10 +151,7 @@ func inferUnsqueeze(n *Node) error {
 		out[i] = x.Shape[k]
 		k++
 	}
-	setOut(n, 0, x.DType, out)
-	if t := valueOf(x); t != nil && smallOut(out) {
-		setKnown(n, 0, reshaped(t, out))
-	}
+	setReshaped(n, x, out)
 	return nil
 }
 
@@ -278,4 +224,14 @@ func inferExpand(n *Node) error {
 		setKnown(n, 0, takeElems(t.DType, t.Data, bcastIndex(dimsOf(out), t.Shape), out))
 	}
 	return nil
+}
+
+// setReshaped sets output 0 of n to x's data in shape out (Reshape,
+// Flatten, Squeeze, Unsqueeze), with its value when x's is known and out is
+// small.
+func setReshaped(n *Node, x *Value, out Shape) {
+	setOut(n, 0, x.DType, out)
+	if t := valueOf(x); t != nil && smallOut(out) {
+		setKnown(n, 0, reshaped(t, out))
+	}
 }

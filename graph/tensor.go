@@ -216,21 +216,9 @@ func (a *Tensor) Equal(b *Tensor) bool {
 	}
 	switch x := a.Data.(type) {
 	case []float32:
-		y := b.Data.([]float32)
-		for i := range x {
-			if math.Float32bits(x[i]) != math.Float32bits(y[i]) {
-				return false
-			}
-		}
-		return true
+		return slices.EqualFunc(x, b.Data.([]float32), func(p, q float32) bool { return math.Float32bits(p) == math.Float32bits(q) })
 	case []float64:
-		y := b.Data.([]float64)
-		for i := range x {
-			if math.Float64bits(x[i]) != math.Float64bits(y[i]) {
-				return false
-			}
-		}
-		return true
+		return slices.EqualFunc(x, b.Data.([]float64), func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) })
 	}
 	return a.Digest() == b.Digest()
 }

@@ -11,11 +11,7 @@ func MaxRelDiff(a, b *Tensor) (float64, error) {
 	if !slices.Equal(a.Shape, b.Shape) {
 		return math.Inf(1), nil
 	}
-	x, err := a.AsFloat64()
-	if err != nil {
-		return 0, err
-	}
-	y, err := b.AsFloat64()
+	x, y, err := AsPair(a, b, (*Tensor).AsFloat64)
 	if err != nil {
 		return 0, err
 	}
@@ -34,4 +30,18 @@ func MaxRelDiff(a, b *Tensor) (float64, error) {
 		return 0, nil
 	}
 	return diff / scale, nil
+}
+
+// AsPair converts a and b with as (Tensor.AsFloat64, Tensor.AsInt64, ...)
+// for an elementwise comparison.
+func AsPair[T any](a, b *Tensor, as func(*Tensor) ([]T, error)) ([]T, []T, error) {
+	x, err := as(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := as(b)
+	if err != nil {
+		return nil, nil, err
+	}
+	return x, y, nil
 }

@@ -163,17 +163,27 @@ func (g *Graph) checkNames() error {
 	return nil
 }
 
+// checkedSchema returns n's schema after checking n's arity against it;
+// suffix completes the message when n's op is not in the table.
+func checkedSchema(n *Node, suffix string) (*OpSchema, error) {
+	s := n.Schema()
+	if s == nil {
+		return nil, fmt.Errorf("%v: op %q (domain %q) is not in the op-schema table%s", n, n.Op, n.Domain, suffix)
+	}
+	if err := checkArity(n, s); err != nil {
+		return nil, fmt.Errorf("%v: %w", n, err)
+	}
+	return s, nil
+}
+
 // validateNode checks a node against its schema.
 func validateNode(n *Node) error {
 	if n.IsOpaque() {
 		return nil
 	}
-	s := n.Schema()
-	if s == nil {
-		return fmt.Errorf("%v: op %q (domain %q) is not in the op-schema table and the node is not opaque", n, n.Op, n.Domain)
-	}
-	if err := checkArity(n, s); err != nil {
-		return fmt.Errorf("%v: %w", n, err)
+	s, err := checkedSchema(n, " and the node is not opaque")
+	if err != nil {
+		return err
 	}
 	for _, name := range n.Attrs.Names() {
 		spec := s.Attr(name)

@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/xrl-dev/xrl/executor" // registers the "go" backend
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -19,10 +20,7 @@ func TestCostModelCachesBySignature(t *testing.T) {
 	w := graph.NewTensor(graph.Float32, 64, 32)
 	h = b.Op("MatMul", []*graph.Value{h, b.Const("w", w)}, nil)
 	b.Output(h)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	m := &graph.Model{Graph: g}
 	cache := filepath.Join(t.TempDir(), "cost.json")
 	cm, err := measure.NewCostModel(measure.CostOptions{Base: "go", CacheFile: cache})
@@ -78,14 +76,8 @@ func TestCostModelChargesNothingForConstantNodes(t *testing.T) {
 	w2 := b.Const("w2", graph.NewTensor(graph.Float32, 2, 3))
 	w := b.Op("Add", []*graph.Value{w1, w2}, nil) // constant-only: folded at export
 	b.Output(b.Op("Mul", []*graph.Value{x, w}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := measure.NewCostModel(measure.CostOptions{Base: "go", Measure: measure.MeasureOptions{Runs: 2, MaxRuns: 2, Warmup: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
+	cm := quickCostModel(t)
 	m := &graph.Model{Graph: g}
 	if d, err := cm.OpTime(m, g.Nodes[0]); err != nil || d != 0 {
 		t.Errorf("constant-only Add costs %v (%v), want 0", d, err)
@@ -103,14 +95,8 @@ func TestCostModelChargesNothingForConstantChains(t *testing.T) {
 	w := b.Op("Add", []*graph.Value{w1, w2}, nil)
 	w = b.Op("Relu", []*graph.Value{w}, nil) // reads only a folded value
 	b.Output(b.Op("Mul", []*graph.Value{x, w}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cm, err := measure.NewCostModel(measure.CostOptions{Base: "go", Measure: measure.MeasureOptions{Runs: 2, MaxRuns: 2, Warmup: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
+	cm := quickCostModel(t)
 	m := &graph.Model{Graph: g}
 	st, err := cm.Latency(m)
 	if err != nil {
@@ -123,4 +109,15 @@ func TestCostModelChargesNothingForConstantChains(t *testing.T) {
 	if st.Median != mul {
 		t.Errorf("estimate %v, want only the Mul's %v", st.Median, mul)
 	}
+}
+
+// quickCostModel returns a cost model over the Go executor that times each
+// op configuration twice.
+func quickCostModel(t *testing.T) *measure.CostModel {
+	t.Helper()
+	cm, err := measure.NewCostModel(measure.CostOptions{Base: "go", Measure: measure.MeasureOptions{Runs: 2, MaxRuns: 2, Warmup: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cm
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 // fakeProfiler "profiles" a model as an engine would that fuses every
@@ -88,11 +89,7 @@ func mlp(t *testing.T, layers int, relu bool, width int) *graph.Model {
 		}
 	}
 	b.Output(x)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
+	return graphtest.Model(t, b)
 }
 
 func TestProfileModel(t *testing.T) {

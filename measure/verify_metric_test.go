@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 func vec(xs ...float32) *graph.Tensor {
@@ -73,10 +74,7 @@ func TestRandomInputsTokenIDsBelowTableSize(t *testing.T) {
 	table := graph.NewTensor(graph.Float32, 300, 8)
 	b.Output(b.Op("Gather", []*graph.Value{b.Const("table", table), ids}, nil))
 	b.Output(b.Op("Add", []*graph.Value{flag, flag}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	in, err := RandomInputs(g, 3)
 	if err != nil {
 		t.Fatal(err)

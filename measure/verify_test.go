@@ -6,6 +6,7 @@ import (
 
 	_ "github.com/xrl-dev/xrl/executor" // registers the "go" backend
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -15,11 +16,7 @@ func mlpModel(t *testing.T, w *graph.Tensor) *graph.Model {
 	x := b.Input("x", graph.Float32, 4, 32)
 	h := b.Op("MatMul", []*graph.Value{x, b.Const("w", w)}, nil)
 	b.Output(b.Op("Tanh", []*graph.Value{h}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
+	return graphtest.Model(t, b)
 }
 
 func TestVerifyCatchesPerturbedWeight(t *testing.T) {
@@ -56,10 +53,7 @@ func TestVerifyRejectsSignatureMismatch(t *testing.T) {
 	b := graph.NewBuilder("other")
 	x := b.Input("x", graph.Float32, 4, 16)
 	b.Output(b.Op("Tanh", []*graph.Value{x}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	be, _ := measure.NewBackend("go", measure.BackendOptions{})
 	if _, err := measure.Verify(be, a, &graph.Model{Graph: g}, measure.VerifyOptions{}); err == nil {
 		t.Error("models with different inputs verified")

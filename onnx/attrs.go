@@ -3,6 +3,7 @@ package onnx
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"google.golang.org/protobuf/proto"
 
@@ -121,47 +122,15 @@ func attrEqual(a, b graph.Attr) bool {
 	case graph.AttrString:
 		return a.String == b.String
 	case graph.AttrFloats:
-		if len(a.Floats) != len(b.Floats) {
-			return false
-		}
-		for i := range a.Floats {
-			if math.Float32bits(a.Floats[i]) != math.Float32bits(b.Floats[i]) {
-				return false
-			}
-		}
-		return true
+		return slices.EqualFunc(a.Floats, b.Floats, func(p, q float32) bool { return math.Float32bits(p) == math.Float32bits(q) })
 	case graph.AttrInts:
-		if len(a.Ints) != len(b.Ints) {
-			return false
-		}
-		for i := range a.Ints {
-			if a.Ints[i] != b.Ints[i] {
-				return false
-			}
-		}
-		return true
+		return slices.Equal(a.Ints, b.Ints)
 	case graph.AttrStrings:
-		if len(a.Strings) != len(b.Strings) {
-			return false
-		}
-		for i := range a.Strings {
-			if a.Strings[i] != b.Strings[i] {
-				return false
-			}
-		}
-		return true
+		return slices.Equal(a.Strings, b.Strings)
 	case graph.AttrTensor:
 		return a.Tensor.Equal(b.Tensor)
 	case graph.AttrTensors:
-		if len(a.Tensors) != len(b.Tensors) {
-			return false
-		}
-		for i := range a.Tensors {
-			if !a.Tensors[i].Equal(b.Tensors[i]) {
-				return false
-			}
-		}
-		return true
+		return slices.EqualFunc(a.Tensors, b.Tensors, (*graph.Tensor).Equal)
 	}
 	return true
 }

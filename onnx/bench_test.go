@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 // bigModel builds a chain of 25 MatMuls with 1024x1024 float32 weights
@@ -22,11 +23,7 @@ func bigModel(tb testing.TB) *graph.Model {
 		x = b.Op("MatMul", []*graph.Value{x, b.Const("w", w)}, nil)
 	}
 	b.Output(x)
-	g, err := b.Graph()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
+	return graphtest.Model(tb, b)
 }
 
 func BenchmarkEncode(b *testing.B) {

@@ -16,16 +16,13 @@ func (d *decoder) softmaxOld(np *onnxpb.NodeProto, ins, outs []*graph.Value, s *
 	if len(ins) != 1 || ins[0] == nil || len(outs) != 1 || outs[0] == nil {
 		return nil, nil
 	}
+	at, only, err := d.onlyAttr(np, "axis", graph.AttrInt)
+	if err != nil || !only {
+		return nil, err
+	}
 	axis := int64(1)
-	for _, ap := range np.Attribute {
-		a, ok, err := attrFromProto(ap, d.ext)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || ap.GetName() != "axis" || a.Kind != graph.AttrInt || len(np.Attribute) != 1 {
-			return nil, nil
-		}
-		axis = a.Int
+	if at != nil {
+		axis = at.Int
 	}
 	x, y := ins[0], outs[0]
 	node := func(name, op string, in []*graph.Value, out *graph.Value, attrs graph.Attrs) *graph.Node {
@@ -94,4 +91,21 @@ func (d *decoder) softmaxOld(np *onnxpb.NodeProto, ins, outs []*graph.Value, s *
 		mid,
 		node(d.uniqueName(base+"_reshape"), "Reshape", []*graph.Value{norm, shape}, y, graph.Attrs{}),
 	}, nil
+}
+
+// onlyAttr returns np's attribute name when it has kind and is the node's
+// only attribute (nil when the node has none); only is false when the node
+// has another attribute or one the IR does not model.
+func (d *decoder) onlyAttr(np *onnxpb.NodeProto, name string, kind graph.AttrKind) (a *graph.Attr, only bool, err error) {
+	for _, ap := range np.Attribute {
+		v, ok, err := attrFromProto(ap, d.ext)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok || ap.GetName() != name || v.Kind != kind || len(np.Attribute) != 1 {
+			return nil, false, nil
+		}
+		a = &v
+	}
+	return a, true, nil
 }

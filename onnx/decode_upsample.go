@@ -19,15 +19,12 @@ func (d *decoder) upsample(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([]*g
 		len(np.ProtoReflect().GetUnknown()) > 0 || graph.Lookup("", "Resize") == nil {
 		return nil, nil
 	}
+	a, only, err := d.onlyAttr(np, "mode", graph.AttrString)
+	if err != nil || !only {
+		return nil, err
+	}
 	mode := "nearest"
-	for _, ap := range np.Attribute {
-		a, ok, err := attrFromProto(ap, d.ext)
-		if err != nil {
-			return nil, err
-		}
-		if !ok || ap.GetName() != "mode" || a.Kind != graph.AttrString || len(np.Attribute) != 1 {
-			return nil, nil
-		}
+	if a != nil {
 		mode = a.String
 	}
 	if mode != "nearest" && mode != "linear" {

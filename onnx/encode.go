@@ -73,21 +73,13 @@ func buildModel(m *graph.Model, ext externalPolicy) (*onnxpb.ModelProto, []exter
 		return nil, nil, errors.New("model has no graph")
 	}
 	mp := &onnxpb.ModelProto{IrVersion: proto.Int64(m.IRVersion)}
-	if m.ProducerName != "" {
-		mp.ProducerName = proto.String(m.ProducerName)
-	}
-	if m.ProducerVersion != "" {
-		mp.ProducerVersion = proto.String(m.ProducerVersion)
-	}
-	if m.Domain != "" {
-		mp.Domain = proto.String(m.Domain)
-	}
+	mp.ProducerName = optString(m.ProducerName)
+	mp.ProducerVersion = optString(m.ProducerVersion)
+	mp.Domain = optString(m.Domain)
 	if m.ModelVersion != 0 {
 		mp.ModelVersion = proto.Int64(m.ModelVersion)
 	}
-	if m.Doc != "" {
-		mp.DocString = proto.String(m.Doc)
-	}
+	mp.DocString = optString(m.Doc)
 	for _, kv := range m.Metadata {
 		mp.MetadataProps = append(mp.MetadataProps, &onnxpb.StringStringEntryProto{Key: proto.String(kv.Key), Value: proto.String(kv.Value)})
 	}
@@ -218,4 +210,13 @@ func raisable(g *graph.Graph) bool {
 		}
 	}
 	return ir
+}
+
+// optString returns s for an optional proto string field: nil (absent) when
+// s is empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return proto.String(s)
 }

@@ -77,9 +77,7 @@ func (e *graphEncoder) encode() (*onnxpb.GraphProto, error) {
 	if g.Name == "" {
 		e.gp.Name = proto.String("graph")
 	}
-	if g.Doc != "" {
-		e.gp.DocString = proto.String(g.Doc)
-	}
+	e.gp.DocString = optString(g.Doc)
 	e.extra = new(onnxpb.GraphProto)
 	if len(g.Extra) > 0 {
 		if err := proto.Unmarshal(g.Extra, e.extra); err != nil {

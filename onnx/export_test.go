@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
 )
 
@@ -179,9 +180,5 @@ func bigModelSmall(t *testing.T) *graph.Model {
 		x = b.Op("MatMul", []*graph.Value{x, b.Const("w", w)}, nil)
 	}
 	b.Output(x)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
+	return graphtest.Model(t, b)
 }

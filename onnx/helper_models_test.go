@@ -14,16 +14,8 @@ import (
 
 // pyMakeModels writes small models built with onnx.helper into the
 // directory given as argv[1].
-const pyMakeModels = `
-import sys, os
-import numpy as np
-import onnx
-from onnx import helper, TensorProto, numpy_helper
+const pyMakeModels = pyPrelude + `
 from onnx.external_data_helper import convert_model_to_external_data
-out = sys.argv[1]
-F = TensorProto.FLOAT
-def vi(name, shape, t=F):
-    return helper.make_tensor_value_info(name, t, shape)
 def save(name, nodes, inputs, outputs, opset, inits=(), value_info=(), **kw):
     g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits), value_info=list(value_info))
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)], **kw)

@@ -36,6 +36,20 @@ func conformanceModels(t testing.TB) []string {
 	return out
 }
 
+// pyPrelude starts the Python scripts of the tests that build models with
+// onnx.helper: imports, the output directory (argv[1]), and vi for value
+// infos.
+const pyPrelude = `
+import sys, os
+import numpy as np
+import onnx
+from onnx import helper, TensorProto, numpy_helper
+out = sys.argv[1]
+F = TensorProto.FLOAT
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+`
+
 // runPython runs script with /usr/bin/python3, feeding stdin, and returns
 // its standard output.
 func runPython(t testing.TB, script, stdin string, args ...string) string {

@@ -9,20 +9,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
 )
 
 // pyLegacyOpaque writes models of opsets below 9 whose node "n" must stay
 // opaque, named after the reason, and models mixing opaque and IR nodes.
-const pyLegacyOpaque = `
-import sys, os
-import numpy as np
-import onnx
-from onnx import helper, TensorProto, numpy_helper
-out = sys.argv[1]
-F = TensorProto.FLOAT
-def vi(name, shape, t=F):
-    return helper.make_tensor_value_info(name, t, shape)
+const pyLegacyOpaque = pyPrelude + `
 def save(name, opset, nodes, inputs, outputs, inits=(), value_info=()):
     g = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits), value_info=list(value_info))
     m = helper.make_model(g, opset_imports=[helper.make_opsetid('', opset)])
@@ -186,10 +179,7 @@ func oldModel(t *testing.T, opset int64, pinned bool, build func(b *graph.Builde
 	b := graph.NewBuilder("old")
 	y := build(b)
 	b.Output(y)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	if pinned {
 		raw, err := opaqueBytes(&onnxpb.NodeProto{OpType: proto.String("LpNormalization")})
 		if err != nil {

@@ -145,15 +145,9 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 	}
 
 	np := &onnxpb.NodeProto{OpType: proto.String(n.Op)}
-	if n.Name != "" {
-		np.Name = proto.String(n.Name)
-	}
-	if n.Domain != "" {
-		np.Domain = proto.String(n.Domain)
-	}
-	if n.Doc != "" {
-		np.DocString = proto.String(n.Doc)
-	}
+	np.Name = optString(n.Name)
+	np.Domain = optString(n.Domain)
+	np.DocString = optString(n.Doc)
 	// Inputs dropped for this opset must be trailing.
 	total := len(ins)
 	for i := range extra {

@@ -28,17 +28,7 @@ const minOldOpsetCases = 100
 // model exported (at opset 9 or later) and imported again must give the
 // same results.
 func TestOldOpsetConformanceExec(t *testing.T) {
-	var models []string
-	for _, suite := range []string{"node", "pytorch-converted", "pytorch-operator", "simple"} {
-		m, err := filepath.Glob(filepath.Join(conformanceData, suite, "*", "model.onnx"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		models = append(models, m...)
-	}
-	if len(models) < 500 {
-		t.Fatalf("found %d conformance models under %s (is libonnx-testdata installed?)", len(models), conformanceData)
-	}
+	models := onnx.ConformanceModels(t)
 	ran, opaque := 0, 0
 	for _, path := range models {
 		name := strings.TrimSuffix(strings.TrimPrefix(path, conformanceData+"/"), "/model.onnx")

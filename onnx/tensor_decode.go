@@ -125,7 +125,10 @@ func tensorFromProto(tp *onnxpb.TensorProto, ext externalReader) (*graph.Tensor,
 		if len(raw) != size {
 			return nil, fmt.Errorf("raw_data has %d bytes, shape %s of %v needs %d", len(raw), graph.ShapeString(shape), dt, size)
 		}
-		t.Data = fromRaw(dt, n, raw)
+		t.Data, err = fromRaw(dt, n, raw)
+		if err != nil {
+			return nil, err
+		}
 		return t, nil
 	}
 	t.Data, err = fromTyped(tp, dt, n)
@@ -194,226 +197,108 @@ func parseNonNeg(s string) (int64, error) {
 
 // fromRaw converts little-endian raw bytes (already size-checked) to the
 // Go slice type of dt.
-func fromRaw(dt graph.DType, n int, raw []byte) any {
-	le := binary.LittleEndian
+func fromRaw(dt graph.DType, n int, raw []byte) (any, error) {
 	switch dt {
-	case graph.Float32:
-		out := make([]float32, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
-			}
+	case graph.Float32, graph.Float64, graph.Int64, graph.Int32, graph.Uint32, graph.Uint64, graph.Int16,
+		graph.Uint16, graph.Float16, graph.BFloat16, graph.Complex64, graph.Complex128:
+		out := graph.MakeSlice(dt, n)
+		if nativeLittle {
+			copy(hostBytes(out), raw)
+			return out, nil
 		}
-		return out
-	case graph.Float64:
-		out := make([]float64, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
-			}
-		}
-		return out
-	case graph.Int64:
-		out := make([]int64, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = int64(le.Uint64(raw[8*i:]))
-			}
-		}
-		return out
-	case graph.Int32:
-		out := make([]int32, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = int32(le.Uint32(raw[4*i:]))
-			}
-		}
-		return out
-	case graph.Uint32:
-		out := make([]uint32, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = le.Uint32(raw[4*i:])
-			}
-		}
-		return out
-	case graph.Uint64:
-		out := make([]uint64, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = le.Uint64(raw[8*i:])
-			}
-		}
-		return out
-	case graph.Int16:
-		out := make([]int16, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = int16(le.Uint16(raw[2*i:]))
-			}
-		}
-		return out
-	case graph.Uint16, graph.Float16, graph.BFloat16:
-		out := make([]uint16, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				out[i] = le.Uint16(raw[2*i:])
-			}
-		}
-		return out
-	case graph.Int8:
-		out := make([]int8, n)
-		for i := range out {
-			out[i] = int8(raw[i])
-		}
-		return out
-	case graph.Bool:
-		out := make([]bool, n)
-		for i := range out {
-			out[i] = raw[i] != 0
-		}
-		return out
-	case graph.Complex64:
-		out := make([]complex64, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				re := math.Float32frombits(le.Uint32(raw[8*i:]))
-				im := math.Float32frombits(le.Uint32(raw[8*i+4:]))
-				out[i] = complex(re, im)
-			}
-		}
-		return out
-	case graph.Complex128:
-		out := make([]complex128, n)
-		if !copyNative(out, raw) {
-			for i := range out {
-				re := math.Float64frombits(le.Uint64(raw[16*i:]))
-				im := math.Float64frombits(le.Uint64(raw[16*i+8:]))
-				out[i] = complex(re, im)
-			}
-		}
-		return out
+		return out, decodeLE(raw, out)
+	case graph.Int8, graph.Bool:
+		out := graph.MakeSlice(dt, n)
+		return out, decodeLE(raw, out)
 	}
 	// Uint8, float8 variants and packed 4-bit types: bytes as they are.
-	return append([]uint8(nil), raw...)
+	return append([]uint8(nil), raw...), nil
+}
+
+// decodeLE fills out, a slice of fixed-size values, from little-endian raw.
+func decodeLE(raw []byte, out any) error {
+	if _, err := binary.Decode(raw, binary.LittleEndian, out); err != nil {
+		return fmt.Errorf("raw_data: %w", err)
+	}
+	return nil
 }
 
 // fromTyped converts the typed data field that ONNX uses for dt.
 func fromTyped(tp *onnxpb.TensorProto, dt graph.DType, n int) (any, error) {
-	want := func(field string, have, need int) error {
-		if typedCount(tp) != have {
-			return fmt.Errorf("%v tensor has data in fields other than %s", dt, field)
-		}
-		if have != need {
-			return fmt.Errorf("%s has %d entries, shape of %d elements of %v needs %d", field, have, n, dt, need)
-		}
-		return nil
+	// Every type not named here is stored one element per int32_data entry.
+	field, have, need := "int32_data", len(tp.Int32Data), n
+	switch dt {
+	case graph.Float32, graph.Complex64:
+		field, have = "float_data", len(tp.FloatData)
+	case graph.Float64, graph.Complex128:
+		field, have = "double_data", len(tp.DoubleData)
+	case graph.Int64:
+		field, have = "int64_data", len(tp.Int64Data)
+	case graph.Uint32, graph.Uint64:
+		field, have = "uint64_data", len(tp.Uint64Data)
+	case graph.String:
+		field, have = "string_data", len(tp.StringData)
 	}
+	switch dt {
+	case graph.Complex64, graph.Complex128:
+		need = 2 * n
+	case graph.Uint4, graph.Int4:
+		need = (n + 1) / 2
+	}
+	if typedCount(tp) != have {
+		return nil, fmt.Errorf("%v tensor has data in fields other than %s", dt, field)
+	}
+	if have != need {
+		return nil, fmt.Errorf("%s has %d entries, shape of %d elements of %v needs %d", field, have, n, dt, need)
+	}
+	i32 := tp.Int32Data
 	switch dt {
 	case graph.Float32:
-		if err := want("float_data", len(tp.FloatData), n); err != nil {
-			return nil, err
-		}
 		return append(make([]float32, 0, n), tp.FloatData...), nil
 	case graph.Complex64:
-		if err := want("float_data", len(tp.FloatData), 2*n); err != nil {
-			return nil, err
-		}
-		out := make([]complex64, n)
-		for i := range out {
-			out[i] = complex(tp.FloatData[2*i], tp.FloatData[2*i+1])
-		}
-		return out, nil
+		return complexPairs[complex64](tp.FloatData), nil
 	case graph.Float64:
-		if err := want("double_data", len(tp.DoubleData), n); err != nil {
-			return nil, err
-		}
 		return append(make([]float64, 0, n), tp.DoubleData...), nil
 	case graph.Complex128:
-		if err := want("double_data", len(tp.DoubleData), 2*n); err != nil {
-			return nil, err
-		}
-		out := make([]complex128, n)
-		for i := range out {
-			out[i] = complex(tp.DoubleData[2*i], tp.DoubleData[2*i+1])
-		}
-		return out, nil
+		return complexPairs[complex128](tp.DoubleData), nil
 	case graph.Int64:
-		if err := want("int64_data", len(tp.Int64Data), n); err != nil {
-			return nil, err
-		}
 		return append(make([]int64, 0, n), tp.Int64Data...), nil
 	case graph.Uint32:
-		if err := want("uint64_data", len(tp.Uint64Data), n); err != nil {
-			return nil, err
-		}
-		out := make([]uint32, n)
-		for i, v := range tp.Uint64Data {
-			out[i] = uint32(v)
-		}
-		return out, nil
+		return convertAll(tp.Uint64Data, func(v uint64) uint32 { return uint32(v) }), nil
 	case graph.Uint64:
-		if err := want("uint64_data", len(tp.Uint64Data), n); err != nil {
-			return nil, err
-		}
 		return append(make([]uint64, 0, n), tp.Uint64Data...), nil
 	case graph.String:
-		if err := want("string_data", len(tp.StringData), n); err != nil {
-			return nil, err
-		}
-		out := make([]string, n)
-		for i, s := range tp.StringData {
-			out[i] = string(s)
-		}
-		return out, nil
-	case graph.Uint4, graph.Int4:
-		need := (n + 1) / 2
-		if err := want("int32_data", len(tp.Int32Data), need); err != nil {
-			return nil, err
-		}
-		out := make([]uint8, need)
-		for i, v := range tp.Int32Data {
-			out[i] = uint8(v)
-		}
-		return out, nil
-	}
-	// Every remaining type is stored one element per int32_data entry.
-	if err := want("int32_data", len(tp.Int32Data), n); err != nil {
-		return nil, err
-	}
-	src := tp.Int32Data
-	switch dt {
+		return convertAll(tp.StringData, func(b []byte) string { return string(b) }), nil
 	case graph.Int32:
-		return append(make([]int32, 0, n), src...), nil
+		return append(make([]int32, 0, n), i32...), nil
 	case graph.Int16:
-		out := make([]int16, n)
-		for i, v := range src {
-			out[i] = int16(v)
-		}
-		return out, nil
+		return convertAll(i32, func(v int32) int16 { return int16(v) }), nil
 	case graph.Int8:
-		out := make([]int8, n)
-		for i, v := range src {
-			out[i] = int8(v)
-		}
-		return out, nil
+		return convertAll(i32, func(v int32) int8 { return int8(v) }), nil
 	case graph.Uint16, graph.Float16, graph.BFloat16:
-		out := make([]uint16, n)
-		for i, v := range src {
-			out[i] = uint16(v)
-		}
-		return out, nil
+		return convertAll(i32, func(v int32) uint16 { return uint16(v) }), nil
 	case graph.Bool:
-		out := make([]bool, n)
-		for i, v := range src {
-			out[i] = v != 0
-		}
-		return out, nil
+		return convertAll(i32, func(v int32) bool { return v != 0 }), nil
 	}
-	// Uint8 and the float8 variants.
-	out := make([]uint8, n)
+	// Uint8, the float8 variants and the packed 4-bit types (two per entry).
+	return convertAll(i32, func(v int32) uint8 { return uint8(v) }), nil
+}
+
+// convertAll returns conv of every element of src.
+func convertAll[S, D any](src []S, conv func(S) D) []D {
+	out := make([]D, len(src))
 	for i, v := range src {
-		out[i] = uint8(v)
+		out[i] = conv(v)
 	}
-	return out, nil
+	return out
+}
+
+// complexPairs returns the complex numbers stored as (real, imaginary)
+// pairs in parts.
+func complexPairs[C complex64 | complex128, F float32 | float64](parts []F) []C {
+	out := make([]C, len(parts)/2)
+	for i := range out {
+		out[i] = C(complex(float64(parts[2*i]), float64(parts[2*i+1])))
+	}
+	return out
 }

@@ -3,7 +3,6 @@ package onnx
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 
 	"google.golang.org/protobuf/proto"
 
@@ -42,9 +41,7 @@ func tensorToProto(t *graph.Tensor, name string) (*onnxpb.TensorProto, error) {
 		dims[i] = int64(d)
 	}
 	tp := &onnxpb.TensorProto{Dims: dims, DataType: proto.Int32(int32(t.DType))}
-	if name != "" {
-		tp.Name = proto.String(name)
-	}
+	tp.Name = optString(name)
 	n := t.Len()
 	if t.DType == graph.String {
 		s, ok := t.Data.([]string)
@@ -90,116 +87,19 @@ func toRaw(t *graph.Tensor, n int) ([]byte, error) {
 	if l := graph.DataLen(t.Data); l != need {
 		return nil, fmt.Errorf("data has %d entries, shape %s of %v needs %d", l, graph.ShapeString(t.Shape), t.DType, need)
 	}
-	le := binary.LittleEndian
 	switch s := t.Data.(type) {
-	case []float32:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 4*len(s))
-		for i, v := range s {
-			le.PutUint32(b[4*i:], math.Float32bits(v))
-		}
-		return b, nil
-	case []float64:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 8*len(s))
-		for i, v := range s {
-			le.PutUint64(b[8*i:], math.Float64bits(v))
-		}
-		return b, nil
-	case []int64:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 8*len(s))
-		for i, v := range s {
-			le.PutUint64(b[8*i:], uint64(v))
-		}
-		return b, nil
-	case []uint64:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 8*len(s))
-		for i, v := range s {
-			le.PutUint64(b[8*i:], v)
-		}
-		return b, nil
-	case []int32:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 4*len(s))
-		for i, v := range s {
-			le.PutUint32(b[4*i:], uint32(v))
-		}
-		return b, nil
-	case []uint32:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 4*len(s))
-		for i, v := range s {
-			le.PutUint32(b[4*i:], v)
-		}
-		return b, nil
-	case []int16:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 2*len(s))
-		for i, v := range s {
-			le.PutUint16(b[2*i:], uint16(v))
-		}
-		return b, nil
-	case []uint16:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 2*len(s))
-		for i, v := range s {
-			le.PutUint16(b[2*i:], v)
-		}
-		return b, nil
-	case []complex64:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 8*len(s))
-		for i, v := range s {
-			le.PutUint32(b[8*i:], math.Float32bits(real(v)))
-			le.PutUint32(b[8*i+4:], math.Float32bits(imag(v)))
-		}
-		return b, nil
-	case []complex128:
-		if nativeLittle {
-			return asBytes(s), nil
-		}
-		b := make([]byte, 16*len(s))
-		for i, v := range s {
-			le.PutUint64(b[16*i:], math.Float64bits(real(v)))
-			le.PutUint64(b[16*i+8:], math.Float64bits(imag(v)))
-		}
-		return b, nil
-	case []int8:
-		b := make([]byte, len(s))
-		for i, v := range s {
-			b[i] = byte(v)
-		}
-		return b, nil
-	case []bool:
-		b := make([]byte, len(s))
-		for i, v := range s {
-			if v {
-				b[i] = 1
-			}
-		}
-		return b, nil
 	case []uint8:
 		return s, nil
+	case []int8, []bool:
+		// One byte each: copied, so the bytes never alias booleans.
+	default:
+		if nativeLittle {
+			return hostBytes(s), nil
+		}
 	}
-	return nil, fmt.Errorf("unsupported data type %T", t.Data)
+	b, err := binary.Append(nil, binary.LittleEndian, t.Data)
+	if err != nil {
+		return nil, fmt.Errorf("unsupported data type %T", t.Data)
+	}
+	return b, nil
 }

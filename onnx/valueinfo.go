@@ -73,8 +73,6 @@ func typeProto(v *graph.Value) *onnxpb.TypeProto {
 // valueInfoProto describes v under the given name.
 func valueInfoProto(name string, v *graph.Value) *onnxpb.ValueInfoProto {
 	vi := &onnxpb.ValueInfoProto{Name: proto.String(name), Type: typeProto(v)}
-	if v.Doc != "" {
-		vi.DocString = proto.String(v.Doc)
-	}
+	vi.DocString = optString(v.Doc)
 	return vi
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 // reluChain builds x -> Relu -> Relu -> ... (n Relus) on a 1x64x8x8
@@ -21,11 +22,7 @@ func reluChain(t testing.TB, n int) *graph.Graph {
 		v = b.Op("Relu", []*graph.Value{v}, nil)
 	}
 	b.Output(v)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return graphtest.Graph(t, b)
 }
 
 // chainRun generates the candidates of g once and returns the wall time

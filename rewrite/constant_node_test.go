@@ -5,6 +5,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/models"
 )
 
@@ -26,11 +27,7 @@ func constNodeConvBN(t *testing.T) *graph.Graph {
 	y := b.Op("Conv", []*graph.Value{x, cn(1, 4, 3, 3, 3)}, graph.Attrs{"pads": graph.IntsAttr(1, 1, 1, 1)})
 	y = b.Op("BatchNormalization", []*graph.Value{y, cn(3, 4), cn(4, 4), cn(5, 4), cn(6, 4)}, nil)
 	b.Output(y)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return graphtest.Graph(t, b)
 }
 
 func TestConstantNodesAreConstants(t *testing.T) {

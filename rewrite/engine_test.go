@@ -10,6 +10,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/rules"
 )
@@ -32,18 +33,6 @@ func parseTestRules(t *testing.T) *rules.Set {
 		t.Fatal(err)
 	}
 	return set
-}
-
-// build runs f on a fresh builder and returns the graph.
-func build(t *testing.T, f func(b *graph.Builder)) *graph.Graph {
-	t.Helper()
-	b := graph.NewBuilder("test")
-	f(b)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
 }
 
 // randConst returns a float32 constant tensor with seeded data.
@@ -249,7 +238,7 @@ func TestEngineRejections(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := build(t, tc.graph)
+			g := graphtest.Build(t, tc.graph)
 			before := g.CanonicalHash()
 			opts := Options{Rules: []string{tc.rule}, Eval: executor.Evaluate}
 			if tc.name == "size" {
@@ -292,7 +281,7 @@ func TestEngineRejections(t *testing.T) {
 // TestEngineReorders rewrites two Relus far apart whose merge must move a
 // reader of the first Relu after the merged nodes.
 func TestEngineReorders(t *testing.T) {
-	g := build(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x := b.Input("x", graph.Float32, 2, 3, 4)
 		a := b.Op("Relu", []*graph.Value{x}, nil)
 		ta := b.Op("Tanh", []*graph.Value{a}, nil)
@@ -317,7 +306,7 @@ func TestEngineReorders(t *testing.T) {
 func TestEngineNeverMatchesOpaque(t *testing.T) {
 	set := parseTestRules(t)
 	for _, opaque := range []int{0, 1, 2} {
-		g := build(t, func(b *graph.Builder) {
+		g := graphtest.Build(t, func(b *graph.Builder) {
 			x := b.Input("x", graph.Float32, 2, 3)
 			y := b.Op("Relu", []*graph.Value{x}, nil)
 			b.Output(b.Op("Relu", []*graph.Value{y}, nil))

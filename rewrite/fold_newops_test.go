@@ -5,6 +5,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 // TestFoldGeneratorOps folds constant subgraphs made of generator and
@@ -12,7 +13,7 @@ import (
 // initializers and checks the folded graph computes the same function.
 func TestFoldGeneratorOps(t *testing.T) {
 	i64 := func(v ...int64) *graph.Tensor { return graph.FromInt64(v, len(v)) }
-	g := build(t, func(b *graph.Builder) {
+	g := graphtest.Build(t, func(b *graph.Builder) {
 		x := b.Input("x", graph.Float32, 2, 4)
 		r := b.Op("Range", []*graph.Value{b.Const("start", graph.FromInt64([]int64{0})),
 			b.Const("limit", graph.FromInt64([]int64{4})), b.Const("delta", graph.FromInt64([]int64{1}))}, nil)

@@ -6,6 +6,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/models"
 )
 
@@ -84,7 +85,7 @@ func TestFold(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := build(t, tc.graph)
+			g := graphtest.Build(t, tc.graph)
 			before := g.CanonicalHash()
 			f, st, err := Fold(g, executor.Evaluate)
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/models"
 )
 
@@ -23,11 +24,7 @@ func branchyRelus(t testing.TB) *graph.Graph {
 	v := b.Op("Add", []*graph.Value{l, r}, nil)
 	v = b.Op("Relu", []*graph.Value{b.Op("Relu", []*graph.Value{v}, nil)}, nil)
 	b.Output(v)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return graphtest.Graph(t, b)
 }
 
 // TestPruneKeepsCandidates checks that skipping the pairs of nodes on one

@@ -5,6 +5,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
@@ -163,10 +164,7 @@ func TestPruneDead(t *testing.T) {
 // builtInferred returns b's graph with inferred shapes.
 func builtInferred(t *testing.T, b *graph.Builder) *graph.Graph {
 	t.Helper()
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	if err := g.InferShapes(); err != nil {
 		t.Fatal(err)
 	}

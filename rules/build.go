@@ -160,7 +160,17 @@ func (r *Rule) buildNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node,
 	if pn.Schema.MaxOutputs() < 0 && pn.Op == "Split" && splitLen > nOut {
 		nOut = splitLen
 	}
-	n := &graph.Node{Name: name(pn.Op), Op: pn.Op, Inputs: inputs, Attrs: attrs, Outputs: make([]*graph.Value, nOut)}
+	n, err := newNode(name(pn.Op), pn.Op, inputs, attrs, nOut)
+	if err != nil {
+		return nil, nil, err
+	}
+	return n, consts, nil
+}
+
+// newNode returns a node of op with nOut outputs (named like the node, with
+// ":k" appended when there are several), their types inferred.
+func newNode(name, op string, inputs []*graph.Value, attrs graph.Attrs, nOut int) (*graph.Node, error) {
+	n := &graph.Node{Name: name, Op: op, Inputs: inputs, Attrs: attrs, Outputs: make([]*graph.Value, nOut)}
 	for k := range n.Outputs {
 		vn := n.Name
 		if nOut > 1 {
@@ -169,9 +179,9 @@ func (r *Rule) buildNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node,
 		n.Outputs[k] = &graph.Value{Name: vn}
 	}
 	if err := graph.InferNode(n); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return n, consts, nil
+	return n, nil
 }
 
 // newConst wraps t in a constant value.

@@ -6,10 +6,7 @@ import (
 )
 
 func TestDefaultNames(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	names := set.DefaultNames()
 	for _, off := range OffByDefault {
 		if set.Lookup(off) == nil {

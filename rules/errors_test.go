@@ -30,19 +30,7 @@ func TestParseErrors(t *testing.T) {
 	}
 	b.WriteString("summary: " + err.Error() + "\n")
 	got := b.String()
-	golden := filepath.Join("testdata", "errors.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("errors differ from %s (run go test -update after checking):\n%s", golden, got)
-	}
+	checkGolden(t, "errors.golden", "errors", got)
 	for i := 1; i < len(list); i++ {
 		if list[i].Pos.less(list[i-1].Pos) {
 			t.Errorf("errors not sorted: %v before %v", list[i-1], list[i])

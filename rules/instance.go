@@ -266,15 +266,8 @@ func (r *Rule) sourceNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node
 	if pn.Op == "Split" && splitLen > nOut {
 		nOut = splitLen
 	}
-	n := &graph.Node{Name: name(pn.Op), Op: pn.Op, Inputs: inputs, Attrs: attrs, Outputs: make([]*graph.Value, nOut)}
-	for k := range n.Outputs {
-		vn := n.Name
-		if nOut > 1 {
-			vn = fmt.Sprintf("%s:%d", n.Name, k)
-		}
-		n.Outputs[k] = &graph.Value{Name: vn}
-	}
-	if err := graph.InferNode(n); err != nil {
+	n, err := newNode(name(pn.Op), pn.Op, inputs, attrs, nOut)
+	if err != nil {
 		return nil, err
 	}
 	return n, nil

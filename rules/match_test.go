@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 // runGraph executes g in float64 on the given inputs.
@@ -31,10 +32,7 @@ func runGraph(t *testing.T, g *graph.Graph, in map[string]*graph.Tensor) []*grap
 // graph with FindMatches and Apply (the path a rewriter takes) and checks
 // that the result is valid, keeps the output names and computes the same.
 func TestApplyConformance(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	for _, r := range set.Rules {
 		insts, err := r.Sample(SampleOptions{Instances: 1})
 		if err != nil {
@@ -183,10 +181,7 @@ func TestFindMatches(t *testing.T) {
 			}
 			b := graph.NewBuilder("case")
 			tc.build(b)
-			g, err := b.Graph()
-			if err != nil {
-				t.Fatal(err)
-			}
+			g := graphtest.Graph(t, b)
 			ms := NewIndex(g).FindMatches(set.Rules[0])
 			if len(ms) != tc.matches {
 				t.Fatalf("found %d matches, want %d", len(ms), tc.matches)
@@ -215,10 +210,7 @@ func TestApplyRejectsCycle(t *testing.T) {
 	x := b.Input("x", graph.Float32, 2, 3)
 	inner := b.Op("Relu", []*graph.Value{x}, nil)
 	b.Output(b.Op("Relu", []*graph.Value{inner}, nil), inner)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	cycles := 0
 	for _, m := range NewIndex(g).FindMatches(set.Rules[0]) {
 		if _, err := Apply(g, m); err != nil {
@@ -237,10 +229,7 @@ func TestApplyRejectsCycle(t *testing.T) {
 // source node once, starts with a scan, and reaches later nodes from bound
 // values unless the pattern is disconnected.
 func TestPlans(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	for _, r := range set.Rules {
 		seen := map[*PNode]bool{}
 		scans := 0
@@ -270,18 +259,12 @@ func TestPlans(t *testing.T) {
 // TestIntegerTensorsNotMatched: shape arithmetic on int64 values must not
 // be rewritten by rules verified in floating point.
 func TestIntegerTensorsNotMatched(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	b := graph.NewBuilder("ints")
 	x := b.Input("x", graph.Int64, 4)
 	two := b.Const("two", graph.FromInt64([]int64{2}))
 	b.Output(b.Op("Div", []*graph.Value{x, two}, nil))
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	ix := NewIndex(g)
 	for _, r := range set.Rules {
 		if ms := ix.FindMatches(r); len(ms) > 0 {

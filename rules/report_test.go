@@ -8,10 +8,7 @@ import (
 )
 
 func TestWriteList(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	var b bytes.Buffer
 	if err := WriteList(&b, set); err != nil {
 		t.Fatal(err)
@@ -28,10 +25,7 @@ func TestWriteList(t *testing.T) {
 }
 
 func TestWriteShow(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	var b bytes.Buffer
 	if err := WriteShow(&b, set.Lookup("conv-bn-fold")); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -337,10 +336,7 @@ func realises(t *testing.T, r *Rule, src, tgt *graph.Graph) bool {
 // followed by Relu, so fusing is no change) need no rule and must have no
 // tag. The listing is compared with testdata/taso_coverage.golden.
 func TestTasoCoverage(t *testing.T) {
-	set, err := Load()
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := loadShipped(t)
 	tagged := map[int][]*Rule{}
 	for _, r := range set.Rules {
 		for _, n := range r.Taso {
@@ -393,17 +389,5 @@ func TestTasoCoverage(t *testing.T) {
 	}
 	t.Logf("TASO coverage: %d realised by rules, %d identities in ONNX, %d total", covered, identities, len(tasos))
 	got := strings.Join(lines, "\n") + "\n" + fmt.Sprintf("realised by rules: %d, identities in ONNX: %d, total: %d\n", covered, identities, len(tasos))
-	golden := filepath.Join("testdata", "taso_coverage.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("coverage listing differs from %s (run go test -update after checking):\n%s", golden, got)
-	}
+	checkGolden(t, "taso_coverage.golden", "coverage listing", got)
 }

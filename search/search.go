@@ -60,7 +60,12 @@ func (p *Problem) latency(g *graph.Graph, res *Result) (time.Duration, error) {
 	return st.Median, nil
 }
 
-func (p *Problem) start(name string) (*Result, time.Time, error) {
+// start begins a run of the named algorithm: it defaults o.Budget to budget
+// when it is not positive and measures the start graph.
+func (p *Problem) start(name string, o *Options, budget int) (*Result, time.Time, error) {
+	if o.Budget <= 0 {
+		o.Budget = budget
+	}
 	t0 := time.Now()
 	res := &Result{Algorithm: name, Best: p.Model.Graph, Rules: map[string]*RuleUse{}}
 	l, err := p.latency(p.Model.Graph, res)
@@ -108,13 +113,28 @@ func limitReached(res *Result, o Options, t0 time.Time) bool {
 	return true
 }
 
+// walkStep returns the candidates for the next step of a walk from cur
+// (Greedy, RandomWalk), or none when the walk stops because the budget or
+// the time limit is spent or cur has no candidates; it records the stop
+// reason.
+func (p *Problem) walkStep(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int) ([]rewrite.Candidate, error) {
+	if limitReached(res, o, t0) {
+		return nil, nil
+	}
+	cands, err := p.candidates(cur, res, limit)
+	if err != nil {
+		return nil, err
+	}
+	if len(cands) == 0 {
+		res.StopReason = StopNoCandidates
+	}
+	return cands, nil
+}
+
 // Greedy repeatedly applies the candidate with the lowest latency while it
 // improves on the current graph.
 func Greedy(p *Problem, o Options) (*Result, error) {
-	if o.Budget <= 0 {
-		o.Budget = 1000
-	}
-	res, t0, err := p.start("greedy")
+	res, t0, err := p.start("greedy", &o, 1000)
 	if err != nil {
 		return nil, err
 	}
@@ -123,15 +143,11 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 	cur, curLat := p.Model.Graph, res.InitialLatency
 	var path []string
 	for {
-		if limitReached(res, o, t0) {
-			break
-		}
-		cands, err := p.candidates(cur, res, limit)
+		cands, err := p.walkStep(cur, res, o, t0, limit)
 		if err != nil {
 			return nil, err
 		}
 		if len(cands) == 0 {
-			res.StopReason = StopNoCandidates
 			break
 		}
 		bestI, bestLat := -1, curLat
@@ -193,13 +209,10 @@ func (q *pq) Pop() any {
 // MaxGrowth x the start's; it stops when the queue is empty or after
 // Budget pops.
 func BestFirst(p *Problem, o Options) (*Result, error) {
-	if o.Budget <= 0 {
-		o.Budget = 100
-	}
 	if o.Alpha <= 0 {
 		o.Alpha = 1.05
 	}
-	res, t0, err := p.start("taso")
+	res, t0, err := p.start("taso", &o, 100)
 	if err != nil {
 		return nil, err
 	}
@@ -255,10 +268,7 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 // RandomWalk applies uniformly random candidates for Budget steps (or until
 // none is left) and returns the fastest graph visited.
 func RandomWalk(p *Problem, o Options) (*Result, error) {
-	if o.Budget <= 0 {
-		o.Budget = 100
-	}
-	res, t0, err := p.start("random")
+	res, t0, err := p.start("random", &o, 100)
 	if err != nil {
 		return nil, err
 	}
@@ -268,15 +278,11 @@ func RandomWalk(p *Problem, o Options) (*Result, error) {
 	cur := p.Model.Graph
 	var path, bestPath []string
 	for {
-		if limitReached(res, o, t0) {
-			break
-		}
-		cands, err := p.candidates(cur, res, limit)
+		cands, err := p.walkStep(cur, res, o, t0, limit)
 		if err != nil {
 			return nil, err
 		}
 		if len(cands) == 0 {
-			res.StopReason = StopNoCandidates
 			break
 		}
 		c := cands[rng.IntN(len(cands))]

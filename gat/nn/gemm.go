@@ -38,21 +38,18 @@ func gemm[F Float](ta, tb bool, m, n, k int, a []F, lda int, b []F, ldb int, bet
 // MatMulNT computes c = beta*c + a bᵀ with a m×k, b n×k and c m×n,
 // splitting the rows of a across goroutines.
 func MatMulNT[F Float](m, n, k int, a, b []F, beta F, c []F) {
-	if k == 0 {
-		scale(c[:m*n], beta)
-		return
-	}
-	Parallel((m+gemmChunk-1)/gemmChunk, 2, func(lo, hi int) {
-		for r := lo * gemmChunk; r < hi*gemmChunk && r < m; r += gemmChunk {
-			e := min(r+gemmChunk, m)
-			gemm(false, true, e-r, n, k, a[r*k:], k, b, k, beta, c[r*n:], n)
-		}
-	})
+	matMulRows(true, m, n, k, a, b, k, beta, c)
 }
 
 // MatMulNN computes c = beta*c + a b with a m×k, b k×n and c m×n,
 // splitting the rows of a across goroutines.
 func MatMulNN[F Float](m, n, k int, a, b []F, beta F, c []F) {
+	matMulRows(false, m, n, k, a, b, n, beta, c)
+}
+
+// matMulRows computes c = beta*c + a op(b), op transposing when tB, for
+// MatMulNT and MatMulNN: b's leading dimension is ldb.
+func matMulRows[F Float](tB bool, m, n, k int, a, b []F, ldb int, beta F, c []F) {
 	if k == 0 {
 		scale(c[:m*n], beta)
 		return
@@ -60,7 +57,7 @@ func MatMulNN[F Float](m, n, k int, a, b []F, beta F, c []F) {
 	Parallel((m+gemmChunk-1)/gemmChunk, 2, func(lo, hi int) {
 		for r := lo * gemmChunk; r < hi*gemmChunk && r < m; r += gemmChunk {
 			e := min(r+gemmChunk, m)
-			gemm(false, false, e-r, n, k, a[r*k:], k, b, n, beta, c[r*n:], n)
+			gemm(false, tB, e-r, n, k, a[r*k:], k, b, ldb, beta, c[r*n:], n)
 		}
 	})
 }

@@ -9,17 +9,16 @@ import (
 )
 
 type compareOptions struct {
-	IO      IO
-	A, B    string
-	Shapes  shapeOptions
-	Runtime runtimeOptions
-	Seed    uint64
+	execFlags
+	IO   IO
+	A, B string
+	Seed uint64
 }
 
 // NewCmdCompare returns `xrl compare A.onnx B.onnx`.
 func NewCmdCompare(s IO, runF func(*compareOptions) error) *cobra.Command {
 	opts := &compareOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "compare A.onnx B.onnx",
 		Short: "Compare the latency of two models, interleaved run by run",
 		Long: `compare times two models alternately on the same random inputs, in blocks of
@@ -29,20 +28,12 @@ time), and compare prints the median block ratio latency(B)/latency(A) with its 
 confidence interval, timing until that interval is within --precision or --max-time.
 The CPU-time ratio is printed as a cross-check.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.A, opts.B = args[0], args[1]
-			if err := opts.Runtime.validate(false); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return compareRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, false)
-	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "seed for the random inputs")
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.A, opts.B = args[0], args[1]
+		return opts.Runtime.validate(false)
+	}, runF, compareRun)
+	f := opts.bindExec(c, false)
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random inputs")
 	return c
 }
 

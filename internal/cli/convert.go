@@ -17,21 +17,17 @@ type convertOptions struct {
 // NewCmdConvert returns `xrl convert IN.onnx OUT.onnx`.
 func NewCmdConvert(s IO, runF func(*convertOptions) error) *cobra.Command {
 	opts := &convertOptions{IO: s}
-	return &cobra.Command{
+	return leaf(&cobra.Command{
 		Use:   "convert IN.onnx OUT.onnx",
 		Short: "Read a model into xrl's IR and write it back (a lossless round trip)",
 		Long: `convert reads an ONNX model, validates it, and writes it again through xrl's
 codec. The output computes the same function and has the same structure; use it to
 check that xrl understands a model before optimising it.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.In, opts.Output = args[0], args[1]
-			if runF != nil {
-				return runF(opts)
-			}
-			return convertRun(opts)
-		},
-	}
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.In, opts.Output = args[0], args[1]
+		return nil
+	}, runF, convertRun)
 }
 
 func convertRun(o *convertOptions) error {

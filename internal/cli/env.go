@@ -13,19 +13,14 @@ import (
 
 // NewCmdEnv returns `xrl env` with its rollout and serve subcommands.
 func NewCmdEnv(s IO) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "env",
-		Short: "Drive the reinforcement-learning environment directly",
-	}
-	c.AddCommand(NewCmdEnvRollout(s, nil), NewCmdEnvServe(s, nil))
-	return c
+	return group(&cobra.Command{Use: "env", Short: "Drive the reinforcement-learning environment directly"},
+		NewCmdEnvRollout(s, nil), NewCmdEnvServe(s, nil))
 }
 
 type envRolloutOptions struct {
+	execFlags
 	IO            IO
 	Model         string
-	Shapes        shapeOptions
-	Runtime       runtimeOptions
 	Agent         string
 	Episodes      int
 	Seed          uint64
@@ -39,7 +34,7 @@ type envRolloutOptions struct {
 // NewCmdEnvRollout returns `xrl env rollout MODEL.onnx`.
 func NewCmdEnvRollout(s IO, runF func(*envRolloutOptions) error) *cobra.Command {
 	opts := &envRolloutOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "rollout MODEL.onnx",
 		Short: "Run episodes of a baseline agent and print returns and speedups",
 		Long: `rollout runs episodes of the graph-rewriting environment with a baseline agent:
@@ -48,26 +43,17 @@ candidate with the lowest cost-model latency and stops when none improves. Rewar
 follow X-RLflow's Eq. 2, with latency measured on --runtime every --feedback-every
 steps and at the end of each episode.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Model = args[0]
-			if opts.Agent != "random" && opts.Agent != "greedy" {
-				return usagef("--agent %q: want random or greedy", opts.Agent)
-			}
-			if opts.Episodes < 1 || opts.Horizon < 1 || opts.FeedbackEvery < 1 || opts.MaxCandidates < 1 {
-				return usagef("--episodes, --horizon, --feedback-every and --max-candidates must be positive")
-			}
-			if err := opts.Runtime.validate(true); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return envRolloutRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, true)
-	f := c.Flags()
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.Model = args[0]
+		if opts.Agent != "random" && opts.Agent != "greedy" {
+			return usagef("--agent %q: want random or greedy", opts.Agent)
+		}
+		if opts.Episodes < 1 || opts.Horizon < 1 || opts.FeedbackEvery < 1 || opts.MaxCandidates < 1 {
+			return usagef("--episodes, --horizon, --feedback-every and --max-candidates must be positive")
+		}
+		return opts.Runtime.validate(true)
+	}, runF, envRolloutRun)
+	f := opts.bindExec(c, true)
 	f.StringVar(&opts.Agent, "agent", "random", "agent: random or greedy")
 	f.IntVar(&opts.Episodes, "episodes", 5, "number of episodes")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed of the first episode (episode i uses seed+i)")

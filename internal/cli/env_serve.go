@@ -16,10 +16,9 @@ import (
 )
 
 type envServeOptions struct {
+	execFlags
 	IO            IO
 	Model         string
-	Shapes        shapeOptions
-	Runtime       runtimeOptions
 	CostCache     string
 	Addr          string
 	MaxCandidates int
@@ -33,7 +32,7 @@ type envServeOptions struct {
 // NewCmdEnvServe returns `xrl env serve [MODEL.onnx]`.
 func NewCmdEnvServe(s IO, runF func(*envServeOptions) error) *cobra.Command {
 	opts := &envServeOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "serve [MODEL.onnx]",
 		Short: "Serve environments over gRPC (for Python and other RL code)",
 		Long: `serve runs a gRPC server of the graph-rewriting environment (the EnvService of
@@ -44,28 +43,22 @@ of instances whose create request leaves them out. SIGINT or SIGTERM shuts the
 server down gracefully: calls in flight finish (up to --grace), new ones are refused.
 The Python client python/xrl_gym starts this command itself (see docs/python.md).`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				opts.Model = args[0]
-			}
-			if opts.Horizon < 1 || opts.FeedbackEvery < 1 || opts.MaxCandidates < 1 || opts.MaxEnvs < 1 {
-				return usagef("--horizon, --feedback-every, --max-candidates and --max-envs must be positive")
-			}
-			if err := opts.Runtime.validate(true); err != nil {
-				return err
-			}
-			if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
-				return usagef("--addr %q: want HOST:PORT (port 0 picks a free one)", opts.Addr)
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return envServeRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, true)
-	f := c.Flags()
+	}, opts, func(c *cobra.Command, args []string) error {
+		if len(args) == 1 {
+			opts.Model = args[0]
+		}
+		if opts.Horizon < 1 || opts.FeedbackEvery < 1 || opts.MaxCandidates < 1 || opts.MaxEnvs < 1 {
+			return usagef("--horizon, --feedback-every, --max-candidates and --max-envs must be positive")
+		}
+		if err := opts.Runtime.validate(true); err != nil {
+			return err
+		}
+		if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
+			return usagef("--addr %q: want HOST:PORT (port 0 picks a free one)", opts.Addr)
+		}
+		return nil
+	}, runF, envServeRun)
+	f := opts.bindExec(c, true)
 	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort, go or roofline (deterministic, analytic; default cost)"
 	f.StringVar(&opts.CostCache, "cost-cache", "", "keep the cost model's per-op times in this JSON file (same times across runs)")
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:0", "address to listen on, HOST:PORT (port 0 picks a free one)")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/onnx"
 )
 
@@ -65,10 +66,7 @@ func TestOpsetRange(t *testing.T) {
 		b := graph.NewBuilder("o")
 		x := b.Input("x", graph.Float32, 2, 3)
 		b.Output(b.Op("Relu", []*graph.Value{b.Op("Relu", []*graph.Value{x}, nil)}, nil))
-		g, err := b.Graph()
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := graphtest.Graph(t, b)
 		data, err := onnx.Encode(&graph.Model{IRVersion: 8, Opsets: []graph.OpsetID{{Version: opset}}, Graph: g})
 		if err != nil {
 			t.Fatalf("opset %d: %v", opset, err)

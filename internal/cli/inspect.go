@@ -30,21 +30,17 @@ type inspectOptions struct {
 // NewCmdInspect returns `xrl inspect MODEL.onnx`.
 func NewCmdInspect(s IO, runF func(*inspectOptions) error) *cobra.Command {
 	opts := &inspectOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "inspect MODEL.onnx",
 		Short: "Describe a model: inputs, outputs, op histogram, parameters, FLOPs",
 		Long: `inspect prints a model's inputs and outputs with their shapes, a histogram of its
 operators, the operators xrl keeps opaque (unsupported: never rewritten or run by the
 Go executor), its parameter count and, once shapes are bound, its FLOPs.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Model = args[0]
-			if runF != nil {
-				return runF(opts)
-			}
-			return inspectRun(opts)
-		},
-	}
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.Model = args[0]
+		return nil
+	}, runF, inspectRun)
 	opts.Shapes.addFlags(c)
 	c.Flags().StringVar(&opts.DOT, "dot", "", "also write the graph in Graphviz DOT format to this file")
 	c.Flags().BoolVar(&opts.Candidates, "candidates", false, "also list how many rewrite candidates each rule produces (needs bound shapes)")

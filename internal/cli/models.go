@@ -13,12 +13,8 @@ import (
 
 // NewCmdModels returns `xrl models` with its list and export subcommands.
 func NewCmdModels(s IO) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "models",
-		Short: "The built-in model zoo: list and export benchmark networks",
-	}
-	c.AddCommand(NewCmdModelsList(s, nil), NewCmdModelsExport(s, nil))
-	return c
+	return group(&cobra.Command{Use: "models", Short: "The built-in model zoo: list and export benchmark networks"},
+		NewCmdModelsList(s, nil), NewCmdModelsExport(s, nil))
 }
 
 type modelsListOptions struct {
@@ -29,7 +25,7 @@ type modelsListOptions struct {
 // NewCmdModelsList returns `xrl models list`.
 func NewCmdModelsList(s IO, runF func(*modelsListOptions) error) *cobra.Command {
 	opts := &modelsListOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "list",
 		Short: "List the zoo's models with sizes, node count, parameters and FLOPs",
 		Long: `list builds every model of the zoo at the chosen preset and prints its sizes,
@@ -37,16 +33,12 @@ node count, parameter count and FLOPs (2 per multiply-add). Presets: "cpu" (same
 structure as the paper, sized for 5-50 ms on 2 CPU cores) and "paper" (the sizes of
 the X-RLflow / TASO benchmarks; building them takes a while).`,
 		Args: cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if opts.Preset != models.PresetCPU && opts.Preset != models.PresetPaper {
-				return usagef("--preset %q: want cpu or paper", opts.Preset)
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelsListRun(opts)
-		},
-	}
+	}, opts, func(c *cobra.Command, args []string) error {
+		if opts.Preset != models.PresetCPU && opts.Preset != models.PresetPaper {
+			return usagef("--preset %q: want cpu or paper", opts.Preset)
+		}
+		return nil
+	}, runF, modelsListRun)
 	c.Flags().StringVar(&opts.Preset, "preset", models.PresetCPU, "preset to build: cpu or paper")
 	return c
 }
@@ -91,26 +83,22 @@ type modelsExportOptions struct {
 // NewCmdModelsExport returns `xrl models export NAME -o FILE.onnx`.
 func NewCmdModelsExport(s IO, runF func(*modelsExportOptions) error) *cobra.Command {
 	opts := &modelsExportOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "export NAME -o FILE.onnx",
 		Short: "Build a zoo model and write it as ONNX",
 		Long: `export builds a model of the zoo with seeded random weights at a preset, with
 optional size overrides, and writes it as an ONNX file (opset 17).`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			if opts.Output == "" {
-				return usagef("-o/--output is required")
-			}
-			if opts.Preset != models.PresetCPU && opts.Preset != models.PresetPaper {
-				return usagef("--preset %q: want cpu or paper", opts.Preset)
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return modelsExportRun(opts)
-		},
-	}
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.Name = args[0]
+		if opts.Output == "" {
+			return usagef("-o/--output is required")
+		}
+		if opts.Preset != models.PresetCPU && opts.Preset != models.PresetPaper {
+			return usagef("--preset %q: want cpu or paper", opts.Preset)
+		}
+		return nil
+	}, runF, modelsExportRun)
 	f := c.Flags()
 	f.StringVarP(&opts.Output, "output", "o", "", "output ONNX file")
 	f.StringVar(&opts.Preset, "preset", models.PresetCPU, "size preset: cpu or paper")

@@ -13,11 +13,10 @@ import (
 )
 
 type optimizeOptions struct {
+	execFlags
 	IO        IO
 	Model     string
 	Output    string
-	Shapes    shapeOptions
-	Runtime   runtimeOptions
 	Search    string
 	Alpha     float64
 	Budget    int
@@ -35,7 +34,7 @@ type optimizeOptions struct {
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
 func NewCmdOptimize(s IO, runF func(*optimizeOptions) error) *cobra.Command {
 	opts := &optimizeOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "optimize MODEL.onnx -o OUT.onnx",
 		Short: "Optimise a model with verified rewrites and write the faster model",
 		Long: `optimize searches the space of rewrites of a model's graph for a faster graph,
@@ -54,44 +53,35 @@ appropriate; on the Go executor when it implements every op, and on ONNX Runtime
 installed), and only then written, atomically. Shapes that xrl cannot infer (ops
 outside its table) are taken from one ONNX Runtime run of the model.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Model = args[0]
-			if opts.Output == "" {
-				return usagef("-o/--output is required")
-			}
-			if _, ok := search.Algorithms[opts.Search]; !ok {
-				return usagef("--search %q: want taso, greedy, random or brkga", opts.Search)
-			}
-			if !slices.Contains(measure.Objectives, opts.Objective) {
-				return usagef("--objective %q: want %s", opts.Objective, strings.Join(measure.Objectives, ", "))
-			}
-			if opts.Alpha < 1 {
-				return usagef("--alpha must be at least 1, got %g", opts.Alpha)
-			}
-			if opts.Budget < 1 {
-				return usagef("--budget must be at least 1, got %d", opts.Budget)
-			}
-			if opts.Tolerance <= 0 {
-				return usagef("--tolerance must be positive, got %g", opts.Tolerance)
-			}
-			if err := opts.Runtime.validate(true); err != nil {
-				return err
-			}
-			if err := opts.validateAgent(c); err != nil {
-				return err
-			}
-			if err := opts.validateBRKGANet(); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return optimizeRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, true)
-	f := c.Flags()
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.Model = args[0]
+		if opts.Output == "" {
+			return usagef("-o/--output is required")
+		}
+		if _, ok := search.Algorithms[opts.Search]; !ok {
+			return usagef("--search %q: want taso, greedy, random or brkga", opts.Search)
+		}
+		if !slices.Contains(measure.Objectives, opts.Objective) {
+			return usagef("--objective %q: want %s", opts.Objective, strings.Join(measure.Objectives, ", "))
+		}
+		if opts.Alpha < 1 {
+			return usagef("--alpha must be at least 1, got %g", opts.Alpha)
+		}
+		if opts.Budget < 1 {
+			return usagef("--budget must be at least 1, got %d", opts.Budget)
+		}
+		if opts.Tolerance <= 0 {
+			return usagef("--tolerance must be positive, got %g", opts.Tolerance)
+		}
+		if err := opts.Runtime.validate(true); err != nil {
+			return err
+		}
+		if err := opts.validateAgent(c); err != nil {
+			return err
+		}
+		return opts.validateBRKGANet()
+	}, runF, optimizeRun)
+	f := opts.bindExec(c, true)
 	f.StringVarP(&opts.Output, "output", "o", "", "output ONNX file")
 	f.StringVar(&opts.Search, "search", "taso", "search algorithm: taso, greedy, random or brkga")
 	f.Float64Var(&opts.Alpha, "alpha", 1.05, "taso: keep graphs costing less than alpha x the best")

@@ -14,10 +14,9 @@ import (
 
 // regalOptions holds the flags shared by `xrl regal train` and `compare`.
 type regalOptions struct {
+	execFlags
 	IO         IO
 	Models     []string
-	Shapes     shapeOptions
-	Runtime    runtimeOptions
 	Net        string
 	Output     string
 	Iterations int
@@ -47,9 +46,7 @@ network with "xrl optimize --search brkga --brkga-net FILE".`,
 }
 
 func (o *regalOptions) addFlags(c *cobra.Command) {
-	f := c.Flags()
-	o.Shapes.addFlags(c)
-	o.Runtime.addFlags(c, true)
+	f := o.bindExec(c, true)
 	f.IntVar(&o.Budget, "budget", 40, "decoded chromosomes (cost-model evaluations of episodes) per BRKGA run")
 	f.IntVar(&o.Population, "population", 10, "BRKGA population")
 	f.IntVar(&o.Horizon, "horizon", 20, "episode length (decision points per chromosome)")
@@ -75,21 +72,13 @@ func (o *regalOptions) validate() error {
 // (the subcommand's own flags) and validate before run.
 func newCmdRegalSub(s IO, use, short string, check func(o *regalOptions) error, run func(o *regalOptions) error) (*cobra.Command, *regalOptions) {
 	o := &regalOptions{IO: s}
-	c := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			o.Models = args
-			if err := check(o); err != nil {
-				return err
-			}
-			if err := o.validate(); err != nil {
-				return err
-			}
-			return run(o)
-		},
-	}
+	c := leaf(&cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs}, o, func(c *cobra.Command, args []string) error {
+		o.Models = args
+		if err := check(o); err != nil {
+			return err
+		}
+		return o.validate()
+	}, nil, run)
 	o.addFlags(c)
 	return c, o
 }

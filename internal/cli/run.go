@@ -9,17 +9,16 @@ import (
 )
 
 type runOptions struct {
-	IO      IO
-	Model   string
-	Shapes  shapeOptions
-	Runtime runtimeOptions
-	Seed    uint64
+	execFlags
+	IO    IO
+	Model string
+	Seed  uint64
 }
 
 // NewCmdRun returns `xrl run MODEL.onnx`.
 func NewCmdRun(s IO, runF func(*runOptions) error) *cobra.Command {
 	opts := &runOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "run MODEL.onnx",
 		Short: "Run a model on random inputs and report its latency",
 		Long: `run executes a model on seeded random inputs and prints the latency distribution
@@ -28,20 +27,12 @@ func NewCmdRun(s IO, runF func(*runOptions) error) *cobra.Command {
 sum of per-operator times, each operator configuration timed once in isolation;
 --runtime profile prints the time of a session profiled by ONNX Runtime.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.Model = args[0]
-			if err := opts.Runtime.validate(true); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return runRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, true)
-	c.Flags().Uint64Var(&opts.Seed, "seed", 1, "seed for the random inputs")
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.Model = args[0]
+		return opts.Runtime.validate(true)
+	}, runF, runRun)
+	f := opts.bindExec(c, true)
+	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random inputs")
 	return c
 }
 

@@ -33,15 +33,14 @@ const (
 )
 
 type trainOptions struct {
+	execFlags
 	IO    IO
 	Model string
 	// Models are the model files of a multi-model run (the arguments
 	// and the files of --corpus), when more than one.
-	Models  []string
-	Corpus  string
-	Shapes  shapeOptions
-	Runtime runtimeOptions
-	PPO     ppo.Config
+	Models    []string
+	Corpus    string
+	PPO       ppo.Config
 	// Algo is "ppo" or "egrl"; EGRL holds EGRL's settings.
 	Algo      string
 	EGRL      egrl.Config
@@ -75,7 +74,7 @@ var errInterrupted = errors.New("training interrupted")
 // NewCmdTrain returns `xrl train MODEL.onnx`.
 func NewCmdTrain(s IO, runF func(*trainOptions) error) *cobra.Command {
 	opts := &trainOptions{IO: s, PPO: ppo.DefaultConfig(), EGRL: egrl.DefaultConfig()}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "train MODEL.onnx... | --corpus DIR",
 		Short: "Train a rewriting agent on one model or several with PPO",
 		Long: `train runs X-RLflow's reinforcement learning on one model: a graph-attention policy
@@ -104,51 +103,42 @@ latency so large models do not dominate, metrics.jsonl names each episode's mode
 and speedup.png draws one line per model. No best.onnx is written; the report lists
 each model's best speedup. --resume refuses another set of models.`,
 		Args: cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			models, err := modelArgs(args, opts.Corpus)
-			if err != nil {
-				return err
-			}
-			opts.Model = models[0]
-			if len(models) > 1 {
-				opts.Models = models
-			}
-			opts.set = map[string]bool{}
-			c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
-			if err := opts.PPO.Validate(); err != nil {
-				return usagef("%v", err)
-			}
-			if err := opts.validateAlgo(); err != nil {
-				return err
-			}
-			if opts.Resume && opts.Out == "" {
-				return usagef("--resume needs --out: the run directory to continue")
-			}
-			if opts.Resume {
-				for _, name := range ppo.FlagNames() {
-					if opts.set[name] && name != "episodes" {
-						return usagef("--%s cannot change on --resume: the run continues with the configuration in its checkpoint (only --episodes may extend it)", name)
-					}
+	}, opts, func(c *cobra.Command, args []string) error {
+		models, err := modelArgs(args, opts.Corpus)
+		if err != nil {
+			return err
+		}
+		opts.Model = models[0]
+		if len(models) > 1 {
+			opts.Models = models
+		}
+		opts.set = map[string]bool{}
+		c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
+		if err := opts.PPO.Validate(); err != nil {
+			return usagef("%v", err)
+		}
+		if err := opts.validateAlgo(); err != nil {
+			return err
+		}
+		if opts.Resume && opts.Out == "" {
+			return usagef("--resume needs --out: the run directory to continue")
+		}
+		if opts.Resume {
+			for _, name := range ppo.FlagNames() {
+				if opts.set[name] && name != "episodes" {
+					return usagef("--%s cannot change on --resume: the run continues with the configuration in its checkpoint (only --episodes may extend it)", name)
 				}
 			}
-			if opts.ExpName == "" || strings.ContainsAny(opts.ExpName, `/\`) {
-				return usagef("--exp-name %q: want a non-empty name without slashes", opts.ExpName)
-			}
-			if opts.Tolerance <= 0 {
-				return usagef("--tolerance must be positive, got %g", opts.Tolerance)
-			}
-			if err := opts.Runtime.validate(true); err != nil {
-				return err
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return trainRun(opts)
-		},
-	}
-	opts.Shapes.addFlags(c)
-	opts.Runtime.addFlags(c, true)
-	f := c.Flags()
+		}
+		if opts.ExpName == "" || strings.ContainsAny(opts.ExpName, `/\`) {
+			return usagef("--exp-name %q: want a non-empty name without slashes", opts.ExpName)
+		}
+		if opts.Tolerance <= 0 {
+			return usagef("--tolerance must be positive, got %g", opts.Tolerance)
+		}
+		return opts.Runtime.validate(true)
+	}, runF, trainRun)
+	f := opts.bindExec(c, true)
 	f.Lookup("runtime").Usage = "latency model of the rewards: cost, ort or go (default cost; the final report measures on ort when installed, else go)"
 	f.StringVar(&opts.Out, "out", "", "run directory (default runs/MODEL__EXP__SEED__UNIXTIME)")
 	f.StringVar(&opts.Corpus, "corpus", "", "train across every .onnx model in this directory (with the model arguments, if any)")
@@ -235,27 +225,17 @@ func trainRun(o *trainOptions) (err error) {
 	if err := o.stored.sameModel(id, o.Model, dir); err != nil {
 		return err
 	}
-	var sessionEpisodes int
-	lm, cleanup, err := o.openRun(dir)
+	ts, err := o.openSession(dir, start, []ppo.Task{{Env: env.Config{Model: startModel, Rewriter: sp.Engine}}},
+		map[string]any{"model": o.Model, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
 	if err != nil {
 		return err
 	}
-	defer func() { cleanup(err, sessionEpisodes) }()
-	ec := env.Config{Model: startModel, Rewriter: sp.Engine, Latency: lm}
-
-	w := o.IO.Out
-	var tr *ppo.Trainer
-	prog, topts := o.trainerOptions(start, &tr, &sessionEpisodes, map[string]any{"model": o.Model, "runtime": lm.Name(),
-		"rules": o.Rules, "exp_name": o.ExpName, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
-	tr, verb, err := o.openTrainer(dir, []ppo.Task{{Env: ec}}, topts)
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
+	defer func() { ts.close(err) }()
+	w, tr, lm := o.IO.Out, ts.tr, ts.lm
 	cfg := tr.Config()
 	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
-		verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
-	if err := o.run(tr, prog, dir, o.Model); err != nil {
+		ts.verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+	if err := o.run(tr, ts.prog, dir, o.Model); err != nil {
 		return err
 	}
 	trainTime := time.Since(start)
@@ -327,6 +307,49 @@ func (o *trainOptions) openTrainer(dir string, tasks []ppo.Task, topts ppo.Optio
 		return nil, "", err
 	}
 	return tr, fmt.Sprintf("resuming at episode %d of", tr.State().Episode), nil
+}
+
+// trainSession is an open training run: the rewards' latency model and the
+// trainer of its tasks.
+type trainSession struct {
+	lm   measure.LatencyModel
+	tr   *ppo.Trainer
+	prog *progress
+	// verb is "training" or "resuming at episode N of".
+	verb string
+	// episodes counts the episodes run in this session.
+	episodes int
+	cleanup  func(err error, episodes int)
+}
+
+// openSession creates the run directory (or reopens it with --resume), the
+// rewards' latency model and the trainer of tasks; info adds to the run's
+// recorded settings. The caller must call close with the run's error.
+func (o *trainOptions) openSession(dir string, start time.Time, tasks []ppo.Task, info map[string]any) (*trainSession, error) {
+	lm, cleanup, err := o.openRun(dir)
+	if err != nil {
+		return nil, err
+	}
+	ts := &trainSession{lm: lm, cleanup: cleanup}
+	for i := range tasks {
+		tasks[i].Env.Latency = lm
+	}
+	info["runtime"], info["rules"], info["exp_name"] = lm.Name(), o.Rules, o.ExpName
+	prog, topts := o.trainerOptions(start, &ts.tr, &ts.episodes, info)
+	ts.prog = prog
+	ts.tr, ts.verb, err = o.openTrainer(dir, tasks, topts)
+	if err != nil {
+		cleanup(err, 0)
+		return nil, err
+	}
+	return ts, nil
+}
+
+// close closes the trainer and, when err ends a session that ran no
+// episode, removes a run directory the session created.
+func (ts *trainSession) close(err error) {
+	ts.tr.Close()
+	ts.cleanup(err, ts.episodes)
 }
 
 // openRun creates the run directory and the rewards' latency model. The

@@ -140,32 +140,20 @@ func trainMultiRun(o *trainOptions, dir string, start time.Time) (err error) {
 		return err
 	}
 	// One latency model for all: its cache is shared.
-	var sessionEpisodes int
-	lm, cleanup, err := o.openRun(dir)
+	ts, err := o.openSession(dir, start, tasks, map[string]any{"models": entries})
 	if err != nil {
 		return err
 	}
-	defer func() { cleanup(err, sessionEpisodes) }()
-	for i := range tasks {
-		tasks[i].Env.Latency = lm
-	}
-	w := o.IO.Out
-	var tr *ppo.Trainer
-	prog, topts := o.trainerOptions(start, &tr, &sessionEpisodes, map[string]any{"models": entries, "runtime": lm.Name(),
-		"rules": o.Rules, "exp_name": o.ExpName})
-	tr, verb, err := o.openTrainer(dir, tasks, topts)
-	if err != nil {
-		return err
-	}
-	defer tr.Close()
+	defer func() { ts.close(err) }()
+	w, tr, lm := o.IO.Out, ts.tr, ts.lm
 	cfg := tr.Config()
 	order := "round robin"
 	if cfg.RandomModels {
 		order = "drawn at random"
 	}
 	fmt.Fprintf(w, "%s %d models (%d nodes in all, %s): %d episodes, %s latency rewards every %d steps, run directory %s\n",
-		verb, len(tasks), nodes, order, cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
-	if err := o.run(tr, prog, dir, o.argsHint()); err != nil {
+		ts.verb, len(tasks), nodes, order, cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
+	if err := o.run(tr, ts.prog, dir, o.argsHint()); err != nil {
 		return err
 	}
 	return finishMulti(w, dir, tr, lm.Name(), time.Since(start))

@@ -32,15 +32,7 @@ func TestTrainCorpus(t *testing.T) {
 	other := zooFile(t, t.TempDir(), "bert_other", "bert", models.Overrides{Batch: 1, Layers: 1, Hidden: 32, Seq: 4, Heads: 2})
 	dir := filepath.Join(t.TempDir(), "run")
 	args := append([]string{"train", "--corpus", corpus, "--runtime", "roofline", "--out", dir, "--episodes", "4"}, smallNet...)
-	code, stdout, stderr := run(args...)
-	if code != exitOK {
-		t.Fatalf("train --corpus: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	for _, w := range []string{"training 2 models", "round robin", "bert_small", "vit_small", "SPEEDUP", "trained 4 episodes", "speedup.png"} {
-		if !strings.Contains(stdout, w) {
-			t.Errorf("train output lacks %q:\n%s", w, stdout)
-		}
-	}
+	expectRun(t, args, exitOK, []string{"training 2 models", "round robin", "bert_small", "vit_small", "SPEEDUP", "trained 4 episodes", "speedup.png"}, nil)
 	recs, err := ppo.ReadMetrics(filepath.Join(dir, ppo.MetricsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +65,7 @@ func TestTrainCorpus(t *testing.T) {
 		})
 	}
 	// The same set (same files) continues.
-	code, stdout, stderr = run("train", "--corpus", corpus, "--runtime", "roofline", "--out", dir, "--resume", "--episodes", "6")
+	code, stdout, stderr := run("train", "--corpus", corpus, "--runtime", "roofline", "--out", dir, "--resume", "--episodes", "6")
 	if code != exitOK || !strings.Contains(stdout, "resuming at episode 4 of") {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}

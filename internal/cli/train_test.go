@@ -74,15 +74,7 @@ func TestTrainResumeAndOptimize(t *testing.T) {
 	model := tinyBERT(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	args := append([]string{"train", model, "--out", dir, "--episodes", "3"}, smallNet...)
-	code, stdout, stderr := run(args...)
-	if code != exitOK {
-		t.Fatalf("train: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	for _, w := range []string{"training", "update 1:", "verified on go", "latency of the best graph", "trained 3 episodes", "best.onnx", "rules.png"} {
-		if !strings.Contains(stdout, w) {
-			t.Errorf("train output lacks %q:\n%s", w, stdout)
-		}
-	}
+	expectRun(t, args, exitOK, []string{"training", "update 1:", "verified on go", "latency of the best graph", "trained 3 episodes", "best.onnx", "rules.png"}, nil)
 	for _, f := range []string{ppo.MetricsFile, ppo.CheckpointFile, ppo.ConfigFile, bestModelFile, costCacheFile, "return.png", "speedup.png", "rules.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run directory lacks %s", f)
@@ -93,7 +85,7 @@ func TestTrainResumeAndOptimize(t *testing.T) {
 		t.Errorf("training over a run: exit %d, %s", code, stderr)
 	}
 	// Resume extends the run; the metric stream continues without gaps.
-	code, stdout, stderr = run("train", model, "--out", dir, "--resume", "--episodes", "5", "--runs", "3", "--max-time", "1s")
+	code, stdout, stderr := run("train", model, "--out", dir, "--resume", "--episodes", "5", "--runs", "3", "--max-time", "1s")
 	if code != exitOK {
 		t.Fatalf("resume: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -114,15 +106,7 @@ func TestTrainResumeAndOptimize(t *testing.T) {
 	}
 	// The trained policy optimises the model.
 	out := filepath.Join(t.TempDir(), "opt.onnx")
-	code, stdout, stderr = run("optimize", model, "--agent", filepath.Join(dir, ppo.CheckpointFile), "-o", out, "--samples", "2", "--runs", "3", "--max-time", "1s")
-	if code != exitOK {
-		t.Fatalf("optimize --agent: exit %d\n%s\n%s", code, stdout, stderr)
-	}
-	for _, w := range []string{"greedy rollout", "sample 2 rollout", "verified on go", "cost latency", "wrote"} {
-		if !strings.Contains(stdout, w) {
-			t.Errorf("optimize --agent output lacks %q:\n%s", w, stdout)
-		}
-	}
+	expectRun(t, []string{"optimize", model, "--agent", filepath.Join(dir, ppo.CheckpointFile), "-o", out, "--samples", "2", "--runs", "3", "--max-time", "1s"}, exitOK, []string{"greedy rollout", "sample 2 rollout", "verified on go", "cost latency", "wrote"}, nil)
 	if _, err := onnx.ReadFile(out); err != nil {
 		t.Errorf("optimised model: %v", err)
 	}

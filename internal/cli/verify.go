@@ -25,7 +25,7 @@ var errVerifyFailed = errors.New("the models compute different functions")
 // NewCmdVerify returns `xrl verify A.onnx B.onnx`.
 func NewCmdVerify(s IO, runF func(*verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{IO: s}
-	c := &cobra.Command{
+	c := leaf(&cobra.Command{
 		Use:   "verify A.onnx B.onnx",
 		Short: "Check that two models compute the same function",
 		Long: `verify runs both models on the same seeded random inputs (several seeds) on each
@@ -38,28 +38,24 @@ Each output's errors are listed; the command exits non-zero when any runtime fin
 a difference. A runtime that cannot run the models (an op the Go executor does not
 implement) is skipped with a note; at least one must run them.`,
 		Args: cobra.ExactArgs(2),
-		RunE: func(c *cobra.Command, args []string) error {
-			opts.A, opts.B = args[0], args[1]
-			if opts.Seeds < 1 {
-				return usagef("--seeds must be at least 1, got %d", opts.Seeds)
+	}, opts, func(c *cobra.Command, args []string) error {
+		opts.A, opts.B = args[0], args[1]
+		if opts.Seeds < 1 {
+			return usagef("--seeds must be at least 1, got %d", opts.Seeds)
+		}
+		if opts.Tolerance <= 0 {
+			return usagef("--tolerance must be positive, got %g", opts.Tolerance)
+		}
+		if opts.ATol <= 0 {
+			return usagef("--atol must be positive, got %g", opts.ATol)
+		}
+		for _, r := range opts.Runtimes {
+			if r != "go" && r != "ort" {
+				return usagef("--runtime %q: want go or ort", r)
 			}
-			if opts.Tolerance <= 0 {
-				return usagef("--tolerance must be positive, got %g", opts.Tolerance)
-			}
-			if opts.ATol <= 0 {
-				return usagef("--atol must be positive, got %g", opts.ATol)
-			}
-			for _, r := range opts.Runtimes {
-				if r != "go" && r != "ort" {
-					return usagef("--runtime %q: want go or ort", r)
-				}
-			}
-			if runF != nil {
-				return runF(opts)
-			}
-			return verifyRun(opts)
-		},
-	}
+		}
+		return nil
+	}, runF, verifyRun)
 	opts.Shapes.addFlags(c)
 	f := c.Flags()
 	f.StringSliceVar(&opts.Runtimes, "runtime", []string{"go", "ort"}, "runtimes to check on (go, ort)")

@@ -19,17 +19,11 @@ type versionOptions struct {
 // NewCmdVersion returns `xrl version`.
 func NewCmdVersion(s IO, runF func(*versionOptions) error) *cobra.Command {
 	opts := &versionOptions{IO: s}
-	return &cobra.Command{
+	return leaf(&cobra.Command{
 		Use:   "version",
 		Short: "Print the version of xrl",
 		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(opts)
-			}
-			return versionRun(opts)
-		},
-	}
+	}, opts, nil, runF, versionRun)
 }
 
 func versionRun(o *versionOptions) error {

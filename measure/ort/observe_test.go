@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
 )
@@ -78,10 +79,7 @@ func scalarModel(t *testing.T) *graph.Model {
 	sum := b.Op("Add", []*graph.Value{x, s}, nil)
 	b.Output(b.Op("ReduceMax", []*graph.Value{sum}, graph.Attrs{"keepdims": graph.IntAttr(0)}))
 	b.Output(sum)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := graphtest.Graph(t, b)
 	return &graph.Model{Graph: g, IRVersion: 8, Opsets: []graph.OpsetID{{Version: 13}}}
 }
 

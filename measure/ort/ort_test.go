@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/xrl-dev/xrl/executor" // registers the "go" backend
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -33,11 +34,7 @@ func smallModel(t *testing.T) *graph.Model {
 	m = b.Op("Add", []*graph.Value{m, b.Const("bias", randTensor(r, 16))}, nil)
 	s := b.Op("Softmax", []*graph.Value{m}, graph.Attrs{"axis": graph.IntAttr(-1)})
 	b.Output(s)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
+	return graphtest.Model(t, b)
 }
 
 func TestLibraryLoads(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -23,11 +24,7 @@ func matmulChain(t testing.TB, layers int) *graph.Model {
 		x = b.Op("MatMul", []*graph.Value{x, b.Const(fmt.Sprintf("w%d", i), w)}, nil)
 	}
 	b.Output(x)
-	g, err := b.Graph()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &graph.Model{Graph: g}
+	return graphtest.Model(t, b)
 }
 
 // TestDetectsThreePercent compares a 32-layer MatMul chain with itself and

@@ -87,22 +87,32 @@ var (
 	red   = color.RGBA{R: 200, G: 40, B: 30, A: 255}
 )
 
+// perEpisode returns a chart titled title of one value per episode (y,
+// labelled ylabel), drawn as faint points, and those points.
+func perEpisode(title, ylabel string, y []float64) (*plot.Plot, *plotter.Scatter, error) {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "episode"
+	p.Y.Label.Text = ylabel
+	sc, err := plotter.NewScatter(xys(y))
+	if err != nil {
+		return nil, nil, err
+	}
+	sc.GlyphStyle.Color = faint
+	sc.GlyphStyle.Radius = vg.Points(1.5)
+	return p, sc, nil
+}
+
 // Return charts the episodic return and its moving average.
 func Return(recs *ppo.Records, path string) error {
 	y := make([]float64, len(recs.Episodes))
 	for i, e := range recs.Episodes {
 		y[i] = float64(e.Return)
 	}
-	p := plot.New()
-	p.Title.Text = "Episodic return"
-	p.X.Label.Text = "episode"
-	p.Y.Label.Text = "return"
-	sc, err := plotter.NewScatter(xys(y))
+	p, sc, err := perEpisode("Episodic return", "return", y)
 	if err != nil {
 		return err
 	}
-	sc.GlyphStyle.Color = faint
-	sc.GlyphStyle.Radius = vg.Points(1.5)
 	w := window(len(y))
 	ma, err := plotter.NewLine(xys(movingAverage(y, w)))
 	if err != nil {
@@ -125,16 +135,10 @@ func Speedup(recs *ppo.Records, path string) error {
 	for i, e := range recs.Episodes {
 		ep[i], best[i] = float64(e.Speedup), float64(e.BestSpeedup)
 	}
-	p := plot.New()
-	p.Title.Text = "Speedup over the start graph (training latency model)"
-	p.X.Label.Text = "episode"
-	p.Y.Label.Text = "speedup (x)"
-	sc, err := plotter.NewScatter(xys(ep))
+	p, sc, err := perEpisode("Speedup over the start graph (training latency model)", "speedup (x)", ep)
 	if err != nil {
 		return err
 	}
-	sc.GlyphStyle.Color = faint
-	sc.GlyphStyle.Radius = vg.Points(1.5)
 	p.Add(plotter.NewGrid(), sc)
 	p.Legend.Add("episode's best", sc)
 	models := perModel(recs)

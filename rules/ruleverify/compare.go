@@ -17,11 +17,7 @@ import (
 // exact or finite-versus-non-finite elements gives +Inf.
 func relErr(a, b *graph.Tensor) (float64, error) {
 	if !a.DType.IsFloat() || !b.DType.IsFloat() {
-		x, err := a.AsInt64()
-		if err != nil {
-			return 0, err
-		}
-		y, err := b.AsInt64()
+		x, y, err := graph.AsPair(a, b, (*graph.Tensor).AsInt64)
 		if err != nil {
 			return 0, err
 		}
@@ -32,11 +28,7 @@ func relErr(a, b *graph.Tensor) (float64, error) {
 		}
 		return 0, nil
 	}
-	x, err := a.AsFloat64()
-	if err != nil {
-		return 0, err
-	}
-	y, err := b.AsFloat64()
+	x, y, err := graph.AsPair(a, b, (*graph.Tensor).AsFloat64)
 	if err != nil {
 		return 0, err
 	}

@@ -24,13 +24,9 @@ func SameFunction(a, b *graph.Graph, seeds int, firstSeed uint64, tol float64) (
 		return 0, fmt.Errorf("the graphs have different signatures")
 	}
 	eo := executor.ExecOptions{Precision: graph.Float64, Threads: 1}
-	ea, err := executor.NewExecutor(a, eo)
+	ea, eb, err := newPair(a, b, eo, "before", "after")
 	if err != nil {
-		return 0, fmt.Errorf("before: %w", err)
-	}
-	eb, err := executor.NewExecutor(b, eo)
-	if err != nil {
-		return 0, fmt.Errorf("after: %w", err)
+		return 0, err
 	}
 	worst := 0.0
 	for s := range seeds {
@@ -67,13 +63,9 @@ func SameFunction(a, b *graph.Graph, seeds int, firstSeed uint64, tol float64) (
 			}
 			in[v.Name] = t
 		}
-		oa, err := ea.Run(in)
+		oa, ob, err := runPair(ea, eb, in, "before", "after")
 		if err != nil {
-			return 0, fmt.Errorf("running before: %w", err)
-		}
-		ob, err := eb.Run(in)
-		if err != nil {
-			return 0, fmt.Errorf("running after: %w", err)
+			return 0, err
 		}
 		for i := range a.Outputs {
 			x, y := oa[a.Outputs[i].Name], ob[b.Outputs[i].Name]

@@ -144,18 +144,42 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 	return rep, nil
 }
 
+// newPair compiles executors for graphs a and b (called nameA and nameB in
+// errors).
+func newPair(a, b *graph.Graph, eo executor.ExecOptions, nameA, nameB string) (ea, eb *executor.Executor, err error) {
+	ea, err = executor.NewExecutor(a, eo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", nameA, err)
+	}
+	eb, err = executor.NewExecutor(b, eo)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", nameB, err)
+	}
+	return ea, eb, nil
+}
+
+// runPair runs executors a and b (called nameA and nameB in errors) on
+// the same inputs.
+func runPair(a, b *executor.Executor, inputs map[string]*graph.Tensor, nameA, nameB string) (outA, outB map[string]*graph.Tensor, err error) {
+	outA, err = a.Run(inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("running %s: %w", nameA, err)
+	}
+	outB, err = b.Run(inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("running %s: %w", nameB, err)
+	}
+	return outA, outB, nil
+}
+
 // compareRun executes both graphs on the same random inputs of
 // distribution d and returns the largest relative error over their
 // outputs (see relErr).
 func compareRun(src, tgt *graph.Graph, opts Options, d rules.Dist, seed, salt uint64) (float64, error) {
 	eo := executor.ExecOptions{Precision: graph.Float64, Threads: opts.Threads}
-	es, err := executor.NewExecutor(src, eo)
+	es, et, err := newPair(src, tgt, eo, "source", "target")
 	if err != nil {
-		return 0, fmt.Errorf("source: %w", err)
-	}
-	et, err := executor.NewExecutor(tgt, eo)
-	if err != nil {
-		return 0, fmt.Errorf("target: %w", err)
+		return 0, err
 	}
 	rng := rand.New(rand.NewPCG(seed, salt^0x5bd1e995))
 	inputs := map[string]*graph.Tensor{}
@@ -168,13 +192,9 @@ func compareRun(src, tgt *graph.Graph, opts Options, d rules.Dist, seed, salt ui
 		rules.FillDist(t, rng, d, rules.RangeAny)
 		inputs[in.Name] = t
 	}
-	os, err := es.Run(inputs)
+	os, ot, err := runPair(es, et, inputs, "source", "target")
 	if err != nil {
-		return 0, fmt.Errorf("running source: %w", err)
-	}
-	ot, err := et.Run(inputs)
-	if err != nil {
-		return 0, fmt.Errorf("running target: %w", err)
+		return 0, err
 	}
 	worst := 0.0
 	for i := range src.Outputs {
