@@ -38,9 +38,9 @@ type trainOptions struct {
 	Model string
 	// Models are the model files of a multi-model run (the arguments
 	// and the files of --corpus), when more than one.
-	Models    []string
-	Corpus    string
-	PPO       ppo.Config
+	Models []string
+	Corpus string
+	PPO    ppo.Config
 	// Algo is "ppo" or "egrl"; EGRL holds EGRL's settings.
 	Algo      string
 	EGRL      egrl.Config
