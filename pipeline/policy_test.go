@@ -83,8 +83,8 @@ func (constLatency) Latency(*graph.Model) (measure.Stats, error) {
 }
 
 func TestTimesString(t *testing.T) {
-	tm := Times{Search: 12 * time.Millisecond, Prepare: time.Second, Verify: 2 * time.Second, Measure: 3 * time.Second, Total: 6012 * time.Millisecond}
-	want := "time: search 12ms; shared 6s (prepare 1s, verify 2s, measure and write 3s); total 6.012s"
+	tm := Times{Search: 12 * time.Millisecond, Prepare: time.Second, Expand: 500 * time.Millisecond, Verify: 2 * time.Second, Measure: 3 * time.Second, Total: 6512 * time.Millisecond}
+	want := "time: search 12ms; shared 6.5s (prepare 1s, start graph's candidates 500ms, verify 2s, measure and write 3s); total 6.512s"
 	if got := tm.String(); got != want {
 		t.Errorf("Times.String() = %q, want %q", got, want)
 	}
