@@ -101,7 +101,7 @@ func checkEpisode(e *Env, seed uint64, replay []int, opts CheckOptions) (*trace,
 		switch {
 		case replay != nil:
 			act = replay[step]
-		case step+1 >= opts.MaxSteps || len(obs.Candidates) == 0:
+		case (step+1 >= opts.MaxSteps || len(obs.Candidates) == 0) && obs.Mask[obs.NoOp()]:
 			act = obs.NoOp()
 		default:
 			for act = obs.NoOp(); act == obs.NoOp(); {
@@ -161,7 +161,7 @@ func checkObs(e *Env, obs *Observation, info Info, opts CheckOptions) error {
 		return fmt.Errorf("%d candidates observed, Info says %d shown of %d", len(obs.Candidates), info.Shown, info.Candidates)
 	}
 	for i, ok := range obs.Mask {
-		want := i < len(obs.Candidates) || i == e.MaxCandidates()
+		want := i < len(obs.Candidates) || i == e.MaxCandidates() && (info.Step >= e.cfg.NoOpAfter || len(obs.Candidates) == 0)
 		if ok != want {
 			return fmt.Errorf("mask[%d] = %v, want %v", i, ok, want)
 		}

@@ -14,7 +14,7 @@ import (
 
 // Version is the environment's version; see the Version History in Env's
 // documentation.
-const Version = 1
+const Version = 2
 
 // Defaults from X-RLflow (shared/FACTS.md section 1).
 const (
@@ -43,6 +43,14 @@ type Config struct {
 	FeedbackEvery int
 	// Reward computes rewards (default DefaultReward, the paper's Eq. 2).
 	Reward RewardFunc
+	// CandidateGains scores every shown candidate with Latency and shows
+	// the result in the candidate's global attribute: GainFeature of its
+	// gain over the current graph.
+	CandidateGains bool
+	// NoOpAfter masks the No-Op action for the first NoOpAfter steps of
+	// an episode (while candidates exist), so every episode applies at
+	// least that many rewrites (default 0: No-Op is always valid).
+	NoOpAfter int
 }
 
 // Info describes a step (or a reset) beyond the observation and reward.
@@ -100,7 +108,8 @@ var (
 // # Action Space
 //
 // Discrete(MaxCandidates+1). Action i < len(Observation.Candidates)
-// applies candidate i; action MaxCandidates is No-Op. Other actions are
+// applies candidate i; action MaxCandidates is No-Op (masked during the
+// first Config.NoOpAfter steps while candidates exist). Other actions are
 // invalid (Observation.Mask is false for them) and Step returns
 // ErrInvalidAction.
 //
@@ -110,7 +119,9 @@ var (
 // per candidate (at most MaxCandidates) and the action mask. Node features
 // are op-class indices (one-hot over OpClasses), edge features the tensor
 // shape left-padded to rank 4 and divided by ShapeScale, and a global
-// attribute (zero). When a graph has more than MaxCandidates candidates,
+// attribute (zero; with Config.CandidateGains, a candidate's holds
+// GainFeature of its latency gain over the current graph). When a graph
+// has more than MaxCandidates candidates,
 // MaxCandidates of them are chosen uniformly at random without replacement
 // by the episode's random stream (seeded by Reset) and kept in the
 // rewriter's order; Info.Candidates and Info.Shown report the counts.
@@ -141,6 +152,8 @@ var (
 // # Version History
 //
 //   - v1: initial version.
+//   - v2: Config.CandidateGains and Config.NoOpAfter (off by default,
+//     which behaves as v1).
 type Env struct {
 	cfg  Config
 	rng  *rand.Rand
@@ -176,6 +189,9 @@ func New(cfg Config) (*Env, error) {
 	}
 	if cfg.FeedbackEvery == 0 {
 		cfg.FeedbackEvery = DefaultFeedbackEvery
+	}
+	if cfg.NoOpAfter < 0 {
+		return nil, fmt.Errorf("env: NoOpAfter must not be negative (got %d)", cfg.NoOpAfter)
 	}
 	if cfg.MaxCandidates < 1 || cfg.Horizon < 1 || cfg.FeedbackEvery < 1 {
 		return nil, fmt.Errorf("env: MaxCandidates, Horizon and FeedbackEvery must be positive (got %d, %d, %d)",
@@ -264,9 +280,18 @@ func (e *Env) refresh(info *Info) error {
 		info.RuleCandidates[c.Rule]++
 	}
 	e.shown = e.capCandidates(all)
+	var gains []float64
+	if e.cfg.CandidateGains {
+		if gains, err = e.gainsOf(e.shown); err != nil {
+			return err
+		}
+	}
 	info.Shown = len(e.shown)
 	info.Nodes = len(e.cur.Nodes)
 	e.obs = e.encode()
+	for i, g := range gains {
+		e.obs.Candidates[i].Global[0] = GainFeature(g)
+	}
 	info.CandidateTime = time.Since(t0)
 	info.Step = e.step
 	return nil
@@ -310,7 +335,7 @@ func (e *Env) encode() *Observation {
 	for i := range e.shown {
 		obs.Mask[i] = true
 	}
-	obs.Mask[e.cfg.MaxCandidates] = true
+	obs.Mask[e.cfg.MaxCandidates] = e.step >= e.cfg.NoOpAfter || len(e.shown) == 0
 	return obs
 }
 
@@ -321,6 +346,9 @@ func (e *Env) Step(action int) (*Observation, float64, bool, bool, Info, error) 
 		return nil, 0, false, false, Info{}, ErrNeedsReset
 	}
 	noop := action == e.cfg.MaxCandidates
+	if noop && !e.obs.Mask[action] {
+		return nil, 0, false, false, Info{}, fmt.Errorf("%w %d: No-Op is masked for the first %d steps", ErrInvalidAction, action, e.cfg.NoOpAfter)
+	}
 	if !noop && (action < 0 || action >= len(e.shown)) {
 		return nil, 0, false, false, Info{}, fmt.Errorf("%w %d: valid actions are 0..%d and %d (No-Op)",
 			ErrInvalidAction, action, len(e.shown)-1, e.cfg.MaxCandidates)

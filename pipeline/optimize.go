@@ -39,6 +39,9 @@ type Config struct {
 	// binary, package ppo/builtin); Samples adds sampled rollouts.
 	Agent   string
 	Samples int
+	// Patience ends each rollout after that many steps in a row without a
+	// new best graph (0: only No-Op, no candidates or the horizon end it).
+	Patience int
 	// Tolerance is the largest relative error accepted by verification.
 	Tolerance float64
 	// Objective is what the search or agent minimises: measure.
@@ -59,6 +62,9 @@ type Result struct {
 	Search        *search.Result // nil with an agent
 	Agent         *PolicyResult  // nil with a search
 	Elapsed       time.Duration
+	// Times splits Elapsed into the search or rollouts and the work every
+	// method shares.
+	Times Times
 
 	// InitialBytes and BestBytes are the planned peak memory of the start
 	// and best graphs under the memory and both objectives (0 under the
@@ -75,6 +81,18 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var times Times
+	times.Prepare = time.Since(t0)
+	// Every method starts by expanding the start graph; its first
+	// expansion is the slowest (whole-graph passes are verified on the
+	// executor and constants folded, then memoised), so it is done here
+	// once and counted as shared time.
+	tExpand := time.Now()
+	if _, err := s.Engine.Candidates(s.Model.Graph); err != nil {
+		return nil, fmt.Errorf("%s: expanding the start graph: %w", cfg.Model, err)
+	}
+	times.Expand = time.Since(tExpand)
+	tSearch := time.Now()
 	lmName := cfg.Latency
 	if lmName == "" {
 		lmName = "cost"
@@ -109,8 +127,8 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		if cfg.SearchOptions.TimeLimit > 0 {
 			deadline = t0.Add(cfg.SearchOptions.TimeLimit)
 		}
-		ar, err := s.RunPolicy(w, net, lm, PolicyOptions{Horizon: pcfg.Horizon, MaxCandidates: pcfg.MaxCandidates,
-			Samples: cfg.Samples, Seed: cfg.SearchOptions.Seed, Deadline: deadline})
+		ar, err := s.RunPolicy(w, net, lm, PolicyOptions{Horizon: pcfg.Horizon, MaxCandidates: pcfg.MaxCandidates, CandidateGains: pcfg.CandidateGains, NoOpAfter: pcfg.NoOpAfter,
+			Samples: cfg.Samples, Seed: cfg.SearchOptions.Seed, Deadline: deadline, Patience: cfg.Patience})
 		if err != nil {
 			return nil, err
 		}
@@ -133,6 +151,8 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		res.Search, res.LatencyName = sr, lm.Name()
 		res.Initial, res.Best, best = sr.InitialLatency, sr.BestLatency, sr.Best
 	}
+	times.Search = time.Since(tSearch)
+	tVerify := time.Now()
 	verified, err := s.Finish(w, best, cfg.Tolerance, cfg.SearchOptions.Seed)
 	if err != nil {
 		return nil, err
@@ -142,6 +162,8 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
 			sr.Algorithm, sr.StopReason, sr.Steps, sr.Evaluations, sr.Elapsed.Round(time.Millisecond))
 	}
+	times.Verify = time.Since(tVerify)
+	tMeasure := time.Now()
 	latencyObjective := cfg.Objective == "" || cfg.Objective == measure.ObjectiveLatency
 	if latencyObjective {
 		fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
@@ -173,7 +195,10 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		fmt.Fprintf(w, "rules applied in that rollout: %s\n", CountRules(applied))
 	}
 	res.Elapsed = time.Since(t0)
-	fmt.Fprintf(w, "\nwrote %s in %v\n", cfg.Output, res.Elapsed.Round(time.Millisecond))
+	times.Measure, times.Total = time.Since(tMeasure), res.Elapsed
+	res.Times = times
+	fmt.Fprintf(w, "\n%s\n", times)
+	fmt.Fprintf(w, "wrote %s in %v\n", cfg.Output, res.Elapsed.Round(time.Millisecond))
 	return res, nil
 }
 

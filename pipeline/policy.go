@@ -35,6 +35,7 @@ func LoadPolicy(agent string) (*gat.Net, ppo.Config, error) {
 		}
 		cfg := ppo.DefaultConfig()
 		cfg.Horizon, cfg.MaxCandidates, cfg.Seed = prov.Horizon, prov.MaxCandidates, prov.Seed
+		cfg.CandidateGains, cfg.NoOpAfter = prov.CandidateGains, prov.NoOpAfter
 		return net, cfg, nil
 	}
 	net, cfg, err := ppo.LoadPolicy(agent)
@@ -49,12 +50,19 @@ type PolicyOptions struct {
 	// Horizon and MaxCandidates are the environment settings the policy
 	// was trained with.
 	Horizon, MaxCandidates int
+	// CandidateGains is the env.Config.CandidateGains it was trained with.
+	CandidateGains bool
+	// NoOpAfter is the env.Config.NoOpAfter it was trained with.
+	NoOpAfter int
 	// Samples is the number of sampled rollouts after the greedy one.
 	Samples int
 	// Seed seeds rollout i with Seed+i.
 	Seed uint64
 	// Deadline, when not zero, stops starting sampled rollouts after it.
 	Deadline time.Time
+	// Patience, when positive, ends a rollout (as a No-Op) after that many
+	// steps in a row without a new best graph.
+	Patience int
 }
 
 // PolicyResult is what RunPolicy did.
@@ -72,7 +80,7 @@ type PolicyResult struct {
 // rewards, so this does not change its choices.
 func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, opts PolicyOptions) (*PolicyResult, error) {
 	e, err := env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm,
-		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1})
+		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1, CandidateGains: opts.CandidateGains, NoOpAfter: opts.NoOpAfter})
 	if err != nil {
 		return nil, err
 	}
@@ -83,9 +91,13 @@ func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, op
 		if i > 0 && !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
 			break
 		}
-		ep, err := env.Rollout(e, gat.NewPolicyAgent(net, opts.Seed+uint64(i), greedy), opts.Seed+uint64(i))
+		agent := &patientAgent{inner: gat.NewPolicyAgent(net, opts.Seed+uint64(i), greedy), env: e, patience: opts.Patience}
+		ep, err := env.Rollout(e, agent, opts.Seed+uint64(i))
 		if err != nil {
 			return nil, fmt.Errorf("rollout %d: %w", i, err)
+		}
+		if agent.stopped {
+			ep.StopReason = fmt.Sprintf("no new best in %d steps", opts.Patience)
 		}
 		res.Rollouts, res.Steps = res.Rollouts+1, res.Steps+ep.Steps
 		if i == 0 || ep.BestLatency < res.Best.BestLatency {
@@ -122,4 +134,34 @@ func CountRules(applied []string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// patientAgent passes on the actions of inner until patience steps in a
+// row have not lowered the environment's best latency, then chooses
+// No-Op. It must be reset for every episode (a new value per rollout).
+type patientAgent struct {
+	inner    env.Agent
+	env      *env.Env
+	patience int
+
+	best    time.Duration
+	idle    int
+	stopped bool
+}
+
+// Act implements env.Agent.
+func (a *patientAgent) Act(obs *env.Observation) (int, error) {
+	if a.patience > 0 {
+		_, best := a.env.Best()
+		if a.best == 0 || best < a.best {
+			a.best, a.idle = best, 0
+		} else {
+			a.idle++
+		}
+		if a.idle >= a.patience && obs.Mask[obs.NoOp()] {
+			a.stopped = true
+			return obs.NoOp(), nil
+		}
+	}
+	return a.inner.Act(obs)
 }

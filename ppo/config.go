@@ -28,6 +28,23 @@ type Config struct {
 	Horizon       int `json:"horizon" flag:"horizon" default:"100" help:"steps after which an episode is truncated"`
 	FeedbackEvery int `json:"feedback_every" flag:"feedback-every" default:"5" help:"measure latency every N steps (other steps get reward 0.1)"`
 	MaxCandidates int `json:"max_candidates" flag:"max-candidates" default:"200" help:"candidate rewrites shown per step (the rest are dropped at random)"`
+	// CandidateGains shows the policy each candidate's latency gain
+	// (env.Config.CandidateGains); rollouts of the trained policy must use
+	// the same setting.
+	CandidateGains bool `json:"candidate_gains,omitempty" flag:"candidate-gains" default:"false" help:"show the policy each candidate's gain under the latency model (in its graph's global attribute) and keep the candidates with the largest gains"`
+	// RewardScale multiplies every reward (after StepCost). Eq. 2 is in
+	// percent, so one model whose rewrites gain tens of percent makes the
+	// value loss, and with it the clipped global gradient, dwarf the
+	// policy's; a scale of 0.1 keeps both on one footing.
+	RewardScale float64 `json:"reward_scale,omitempty" flag:"reward-scale" default:"1" help:"multiply every reward (after --step-cost) by this (0 means 1); below 1 keeps the value loss from crowding the policy out of the clipped gradient"`
+	// NoOpAfter masks No-Op for the first steps (env.Config.NoOpAfter);
+	// rollouts of the trained policy must use the same setting.
+	NoOpAfter int `json:"noop_after,omitempty" flag:"noop-after" default:"0" help:"mask No-Op for the first N steps of every episode, so that each episode tries at least N rewrites (rollouts use the same setting)"`
+	// StepCost is subtracted from every step's reward (No-Op included),
+	// in the reward's unit (percent of the start latency): a rewrite must
+	// gain more than this to be worth taking, so a trained policy stops
+	// (No-Op) once the rewrites left gain less.
+	StepCost float64 `json:"step_cost,omitempty" flag:"step-cost" default:"0" help:"subtracted from every step's reward (percent of the start latency): rewrites must gain more than this, so the policy learns to stop"`
 
 	// PPO.
 	UpdateEvery   int     `json:"update_every" flag:"update-every" default:"10" help:"episodes collected per PPO update"`
@@ -165,6 +182,9 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("--%s must be at least 1, got %d", p.flag, p.v)
 		}
 	}
+	if c.NoOpAfter < 0 {
+		return fmt.Errorf("--noop-after must not be negative, got %d", c.NoOpAfter)
+	}
 	unit := []struct {
 		flag string
 		v    float64
@@ -178,7 +198,8 @@ func (c *Config) Validate() error {
 		flag string
 		v    float64
 	}{
-		{"clip-coef", c.ClipCoef}, {"ent-coef", c.EntCoef}, {"vf-coef", c.VFCoef}, {"target-kl", c.TargetKL},
+		{"clip-coef", c.ClipCoef}, {"ent-coef", c.EntCoef}, {"step-cost", c.StepCost},
+		{"reward-scale", c.RewardScale}, {"vf-coef", c.VFCoef}, {"target-kl", c.TargetKL},
 	}
 	for _, n := range nonneg {
 		if !(n.v >= 0) || math.IsInf(n.v, 0) {

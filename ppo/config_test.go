@@ -11,7 +11,7 @@ import (
 func TestDefaultsFollowThePaper(t *testing.T) {
 	c := DefaultConfig()
 	want := Config{
-		Episodes: 1000, Seed: 43, Horizon: 100, FeedbackEvery: 5, MaxCandidates: 200,
+		Episodes: 1000, Seed: 43, Horizon: 100, FeedbackEvery: 5, MaxCandidates: 200, RewardScale: 1,
 		UpdateEvery: 10, Epochs: 4, MinibatchSize: 16, LearningRate: 5e-4, AdamEps: 1e-5,
 		Gamma: 0.99, GAELambda: 0.95, NormAdv: true, ClipCoef: 0.2, ClipValueLoss: true,
 		EntCoef: 0.01, VFCoef: 0.5, MaxGradNorm: 0.5,
@@ -90,6 +90,8 @@ func TestValidateNamesTheFlag(t *testing.T) {
 		{func(c *Config) { c.Gamma = 1.5 }, "--gamma"},
 		{func(c *Config) { c.LearningRate = 0 }, "--learning-rate"},
 		{func(c *Config) { c.ClipCoef = -0.1 }, "--clip-coef"},
+		{func(c *Config) { c.StepCost = -1 }, "--step-cost"},
+		{func(c *Config) { c.NoOpAfter = -1 }, "--noop-after"},
 		{func(c *Config) { c.Heads = 5 }, "--heads"},
 		{func(c *Config) { c.HeadHidden = nil }, "--head-hidden"},
 		{func(c *Config) { c.HeadHidden = []int{0} }, "head hidden width"},

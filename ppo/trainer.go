@@ -234,6 +234,11 @@ func (t *Trainer) newEnv(ec env.Config) (*env.Env, error) {
 		}
 	}
 	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = t.cfg.Horizon, t.cfg.FeedbackEvery, t.cfg.MaxCandidates
+	ec.Reward = shapeReward(ec.Reward, t.cfg.StepCost, t.cfg.RewardScale)
+	ec.CandidateGains = ec.CandidateGains || t.cfg.CandidateGains
+	if ec.NoOpAfter == 0 {
+		ec.NoOpAfter = t.cfg.NoOpAfter
+	}
 	return env.New(ec)
 }
 
@@ -406,4 +411,20 @@ func ratio(a, b time.Duration) float64 {
 		return math.NaN()
 	}
 	return float64(a) / float64(b)
+}
+
+// shapeReward returns (reward - cost) * scale at every step, with
+// env.DefaultReward when reward is nil; reward itself for cost 0, scale 1.
+// A checkpoint written before RewardScale existed stores 0, read as 1.
+func shapeReward(reward env.RewardFunc, cost, scale float64) env.RewardFunc {
+	if reward == nil {
+		reward = env.DefaultReward
+	}
+	if scale == 0 {
+		scale = 1
+	}
+	if cost == 0 && scale == 1 {
+		return reward
+	}
+	return func(in env.RewardInput) float64 { return (reward(in) - cost) * scale }
 }

@@ -28,6 +28,7 @@ type optimizeOptions struct {
 	RulesFile string // extra user rules, verified before use
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
+	Patience  int
 	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
 }
 
@@ -94,6 +95,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary) instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
+	f.IntVar(&opts.Patience, "patience", 3, "with --agent: end a rollout after N steps in a row without a new best graph (0 = never)")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
 }
@@ -120,7 +122,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		SearchOptions: search.Options{
 			Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
 		},
-		Agent: o.Agent, Samples: o.Samples, Tolerance: o.Tolerance, Objective: o.Objective, RulesFile: o.RulesFile,
+		Agent: o.Agent, Samples: o.Samples, Patience: o.Patience, Tolerance: o.Tolerance, Objective: o.Objective, RulesFile: o.RulesFile,
 	}, nil
 }
 

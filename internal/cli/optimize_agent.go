@@ -10,10 +10,13 @@ func (o *optimizeOptions) validateAgent(c *cobra.Command) error {
 		if o.Samples != 0 {
 			return usagef("--samples needs --agent")
 		}
+		if c.Flags().Changed("patience") {
+			return usagef("--patience needs --agent")
+		}
 		return nil
 	}
-	if o.Samples < 0 {
-		return usagef("--samples must not be negative, got %d", o.Samples)
+	if o.Samples < 0 || o.Patience < 0 {
+		return usagef("--samples and --patience must not be negative, got %d and %d", o.Samples, o.Patience)
 	}
 	if o.Search == "brkga" {
 		// The policy becomes BRKGA's decoding prior.

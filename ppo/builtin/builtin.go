@@ -52,6 +52,10 @@ type Provenance struct {
 	// must use.
 	Horizon       int `json:"horizon"`
 	MaxCandidates int `json:"max_candidates"`
+	// CandidateGains is the policy's env.Config.CandidateGains.
+	CandidateGains bool `json:"candidate_gains,omitempty"`
+	// NoOpAfter is the policy's env.Config.NoOpAfter.
+	NoOpAfter int `json:"noop_after,omitempty"`
 	// Commit is the source revision of the training run; Date when it
 	// ended (UTC).
 	Commit string `json:"commit"`

@@ -61,8 +61,9 @@ func write(run, out, script string, seconds float64) error {
 	}
 	p := builtin.Provenance{Script: script, Seed: ck.Config.Seed, Runtime: rc.Run.Runtime,
 		Episodes: ck.State.Episode, Updates: ck.State.Update, Steps: ck.State.GlobalStep, Seconds: seconds,
-		Horizon: ck.Config.Horizon, MaxCandidates: ck.Config.MaxCandidates,
-		Commit: commit(), Date: time.Now().UTC().Format(time.RFC3339)}
+		Horizon: ck.Config.Horizon, MaxCandidates: ck.Config.MaxCandidates, CandidateGains: ck.Config.CandidateGains,
+		NoOpAfter: ck.Config.NoOpAfter,
+		Commit:    commit(), Date: time.Now().UTC().Format(time.RFC3339)}
 	for _, m := range rc.Run.Models {
 		p.Models = append(p.Models, builtin.Model{Name: m.Name, GraphHash: m.GraphHash})
 	}
