@@ -19,6 +19,7 @@ type Pass struct {
 // Passes are the shipped whole-graph passes, in the order they are offered.
 var Passes = []Pass{
 	{Name: "prune-dead-rows", Apply: PruneDead},
+	{Name: "fuse-attention", Apply: FuseAttention},
 }
 
 // Checker decides whether two graphs compute the same function, typically
