@@ -22,7 +22,7 @@ import (
 //	                                                    M an optional constant [.., L, L] with leading 1s
 //	O  = Reshape(Transpose[1,0,2](MatMul(S, Vh))) [L, D] (or [1, L, D], [L, 1, D])
 //
-// where X is [L, 1, Din] or [1, L, Din]. O becomes
+// where X is [L, 1, Din], [1, L, Din] or [L, Din]. O becomes
 // Reshape(Attention(Reshape(X, [1, L, Din]), W, b, attention_bias=M),
 // shape of O) with scale c2*c1. The mask is added exactly as before
 // (ONNX Runtime adds attention_bias to the scaled scores; -inf entries
@@ -321,7 +321,7 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 		}
 		x, w := proj.Input(0), proj.Input(1)
 		ws, xs := shape(w), shape(x)
-		if !w.IsConst() || len(ws) != 2 || ws[1] != 3*d || len(xs) != 3 || seqOf(xs) != seq || xs[2] != ws[0] {
+		if !w.IsConst() || len(ws) != 2 || ws[1] != 3*d || len(xs) < 2 || seqOf(xs) != seq || xs[len(xs)-1] != ws[0] {
 			continue
 		}
 		if x.DType != w.DType || b.DType != w.DType {

@@ -20,6 +20,7 @@ type Pass struct {
 var Passes = []Pass{
 	{Name: "prune-dead-rows", Apply: PruneDead},
 	{Name: "fuse-attention", Apply: FuseAttention},
+	{Name: "rows-2d", Apply: Rows2D},
 }
 
 // Checker decides whether two graphs compute the same function, typically
