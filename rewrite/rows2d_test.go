@@ -83,3 +83,24 @@ func TestRows2D(t *testing.T) {
 		})
 	}
 }
+
+// TestFuseAttention2D checks the shipped pass: attention fused and the
+// residual stream 2-D in one candidate that computes what the export did.
+func TestFuseAttention2D(t *testing.T) {
+	g := loadGzBoundFolded(t, "testdata/decoder_lm_small.onnx.gz", map[string][]int{"input_ids": {1, 8}})
+	out, changed, err := FuseAttention2D(g)
+	if err != nil || !changed {
+		t.Fatalf("changed %v, %v", changed, err)
+	}
+	if got := countOps(out, "Attention"); got != 2 {
+		t.Errorf("%d Attention nodes, want 2", got)
+	}
+	for _, n := range out.Nodes {
+		if n.Op == "ReduceMean" && len(shape(n.Outputs[0])) != 2 {
+			t.Errorf("%v: output %v, want 2-D", n, shape(n.Outputs[0]))
+		}
+	}
+	if _, err := ruleverify.SameFunction(g, out, 2, 1, 1e-9); err != nil {
+		t.Fatal(err)
+	}
+}
