@@ -28,7 +28,9 @@ func init() {
 			{Name: "unidirectional", Kind: AttrInt, Default: defInt(0)},
 			{Name: "mask_filter_value", Kind: AttrFloat, Default: defFloat(-10000)},
 		},
-		MinOpset: 1,
+		// Any default-domain opset the codec writes (the domain itself is
+		// imported at version 1).
+		MinOpset: 9,
 		Infer:    inferAttention,
 	})
 }
