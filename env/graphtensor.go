@@ -87,11 +87,13 @@ var (
 func initClasses() {
 	classOnce.Do(func() {
 		for _, s := range graph.Schemas() {
-			name := s.Op
-			if s.Domain != "" {
-				name = s.Domain + "." + s.Op
+			// Operators of other domains (ONNX Runtime's com.microsoft
+			// ops that rewrites emit) count as ClassOther, so the encoding,
+			// and every trained policy, stays that of the ONNX operators.
+			if s.Domain != "" && s.Domain != "ai.onnx" {
+				continue
 			}
-			classNames = append(classNames, name)
+			classNames = append(classNames, s.Op)
 		}
 		classNames = append(classNames, ClassInput, ClassWeight, ClassOther)
 		classIndex = make(map[string]int32, len(classNames))
@@ -102,8 +104,8 @@ func initClasses() {
 }
 
 // OpClasses returns the names of the node classes in index order: every
-// operator of the op-schema table (sorted), then ClassInput, ClassWeight
-// and ClassOther.
+// default-domain operator of the op-schema table (sorted), then
+// ClassInput, ClassWeight and ClassOther.
 func OpClasses() []string {
 	initClasses()
 	return append([]string(nil), classNames...)

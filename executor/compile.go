@@ -100,14 +100,14 @@ func (c *compiler) addNode(n *graph.Node) error {
 	if !control && (n.IsOpaque() || n.Schema() == nil) {
 		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
 	}
-	f := kernelTable[n.Op]
+	f := kernelTable[kernelKey(n.Domain, n.Op)]
 	inputs := n.Inputs
 	if control {
 		opts := c.e.opts
 		f = func(ni *nodeInfo) (kernel, error) { return newControlKernel(ni, opts) }
 		inputs = n.AllInputs()
 	}
-	if f == nil || (n.Domain != "" && n.Domain != "ai.onnx") {
+	if f == nil {
 		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
 	}
 	ni := &nodeInfo{node: n, threads: c.e.opts.Threads}
@@ -228,7 +228,7 @@ func (c *compiler) addOutputs(g *graph.Graph) error {
 func opsWithoutKernel() []string {
 	var missing []string
 	for _, s := range graph.Schemas() {
-		if kernelTable[s.Op] == nil {
+		if kernelTable[kernelKey(s.Domain, s.Op)] == nil {
 			missing = append(missing, s.Op)
 		}
 	}

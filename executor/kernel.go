@@ -70,9 +70,18 @@ type nodeInfo struct {
 // name, which the executor adds.
 type kernelFactory func(ni *nodeInfo) (kernel, error)
 
-// kernelTable maps each op of the op-schema table (default ONNX domain) to
-// its kernel factory; the kernel files fill it in init functions.
+// kernelTable maps each op of the op-schema table to its kernel factory,
+// keyed by kernelKey; the kernel files fill it in init functions.
 var kernelTable = map[string]kernelFactory{}
+
+// kernelKey names an op in kernelTable: the op name for the default ONNX
+// domain, "domain.op" for others.
+func kernelKey(domain, op string) string {
+	if domain == "" || domain == "ai.onnx" {
+		return op
+	}
+	return domain + "." + op
+}
 
 // registerKernel adds a factory to kernelTable for one or more ops.
 func registerKernel(f kernelFactory, ops ...string) {

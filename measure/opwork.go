@@ -12,7 +12,7 @@ const (
 )
 
 // opWork returns the class and amount of work of node n: 2 x multiply-adds
-// for Conv, ConvTranspose, MatMul and Gemm, otherwise the number of
+// for Conv, ConvTranspose, MatMul, Gemm and com.microsoft Attention, otherwise the number of
 // elements of its non-constant inputs and its outputs. Unknown shapes count
 // as one element.
 func opWork(n *graph.Node) (class string, work float64) {
@@ -47,6 +47,12 @@ func opWork(n *graph.Node) (class string, work float64) {
 	case "MatMul":
 		if len(in0) > 0 {
 			return workFLOPs, 2 * out * float64(in0[len(in0)-1])
+		}
+	case "Attention":
+		if d, err := graph.AttentionShape(n); err == nil && n.Domain == graph.MicrosoftDomain {
+			// The packed projection, then Q K^T and P V per head.
+			bs := float64(d.Batch * d.Seq)
+			return workFLOPs, 2*bs*float64(d.In)*float64(3*d.Hidden) + 4*bs*float64(d.Seq)*float64(d.Hidden)
 		}
 	case "Gemm":
 		if len(in0) == 2 {

@@ -220,7 +220,7 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 			outs[i] = d.values[name]
 		}
 	}
-	if d.irOK && isDefaultDomain(np.GetDomain()) {
+	if d.irOK && (isDefaultDomain(np.GetDomain()) || contribIR(np)) {
 		var nodes []*graph.Node
 		var err error
 		if d.legacy {
@@ -260,3 +260,27 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 
 // isDefaultDomain reports whether domain names the default ONNX domain.
 func isDefaultDomain(domain string) bool { return domain == "" || domain == "ai.onnx" }
+
+// contribIR reports whether np is an ONNX Runtime contributed operator in
+// the form the op-schema table implements (graph.AttentionShape: no
+// mask_index, no past state, no unidirectional masking); other forms stay
+// opaque, with shapes observed in ONNX Runtime.
+func contribIR(np *onnxpb.NodeProto) bool {
+	if np.GetDomain() != graph.MicrosoftDomain || graph.Lookup(np.GetDomain(), np.GetOpType()) == nil {
+		return false
+	}
+	if np.GetOpType() != "Attention" {
+		return false
+	}
+	for i := 3; i <= 4 && i < len(np.Input); i++ {
+		if np.Input[i] != "" {
+			return false
+		}
+	}
+	for _, a := range np.Attribute {
+		if a.GetName() == "unidirectional" && a.GetI() != 0 || a.GetName() == "qkv_hidden_sizes" {
+			return false
+		}
+	}
+	return true
+}

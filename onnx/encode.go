@@ -107,6 +107,7 @@ func buildModel(m *graph.Model, ext externalPolicy) (*onnxpb.ModelProto, []exter
 			mp.IrVersion = proto.Int64(irVersionFor(target))
 		}
 	}
+	opsets = importSchemaDomains(m.Graph, opsets)
 	for _, o := range opsets {
 		mp.OpsetImport = append(mp.OpsetImport, &onnxpb.OperatorSetIdProto{Domain: proto.String(o.Domain), Version: proto.Int64(o.Version)})
 	}
@@ -155,6 +156,23 @@ func usesDefaultDomain(g *graph.Graph) bool {
 		}
 	}
 	return false
+}
+
+// importSchemaDomains adds version 1 of each non-default domain whose
+// operators g's table nodes use (a rewrite may have introduced ONNX
+// Runtime's com.microsoft operators) and opsets do not import.
+func importSchemaDomains(g *graph.Graph, opsets []graph.OpsetID) []graph.OpsetID {
+	have := map[string]bool{}
+	for _, o := range opsets {
+		have[o.Domain] = true
+	}
+	for _, n := range g.Nodes {
+		if d := n.Domain; d != "" && d != "ai.onnx" && !have[d] && !n.IsOpaque() && n.Schema() != nil {
+			have[d] = true
+			opsets = append(opsets, graph.OpsetID{Domain: d, Version: 1})
+		}
+	}
+	return opsets
 }
 
 // targetOpset returns the default-domain opset to write g at: opset, or

@@ -19,6 +19,30 @@ type Pass struct {
 // Passes are the shipped whole-graph passes, in the order they are offered.
 var Passes = []Pass{
 	{Name: "prune-dead-rows", Apply: PruneDead},
+	{Name: "fuse-attention", Apply: FuseAttention},
+	{Name: "fuse-attention-2d", Apply: FuseAttention2D},
+	{Name: "rows-2d", Apply: Rows2D},
+}
+
+// FuseAttention2D is FuseAttention followed, when it fused something, by
+// Rows2D: one candidate that both forms ONNX Runtime's Attention and
+// keeps the residual stream around it 2-D, checked once. It is offered
+// beside FuseAttention alone because the per-operator cost model, which
+// cannot see ONNX Runtime's SkipLayerNormalization fusion, prices the 2-D
+// graph about as the 3-D one.
+func FuseAttention2D(g *graph.Graph) (*graph.Graph, bool, error) {
+	f, changed, err := FuseAttention(g)
+	if err != nil || !changed {
+		return f, changed, err
+	}
+	r, flat, err := Rows2D(f)
+	if err != nil {
+		return nil, false, err
+	}
+	if flat {
+		return r, true, nil
+	}
+	return f, true, nil
 }
 
 // Checker decides whether two graphs compute the same function, typically
