@@ -48,6 +48,11 @@ type Config struct {
 	// ObjectiveLatency (default), ObjectiveMemory (the executor's planned
 	// peak memory) or ObjectiveBoth (their geometric mean).
 	Objective string
+	// MeasuredPasses are whole-graph passes tried on the result and kept
+	// only when measurably faster end to end (see Start.MeasuredPasses;
+	// DefaultMeasuredPasses is what xrl optimize uses). Latency objective
+	// only.
+	MeasuredPasses []string
 }
 
 // Result is what an optimisation run did.
@@ -168,6 +173,11 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	if latencyObjective {
 		fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
 			float64(res.Initial)/float64(res.Best))
+		if len(cfg.MeasuredPasses) > 0 {
+			if verified, err = s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+				return nil, err
+			}
+		}
 		// Never slower: the measured decision picks what is written.
 		if res.Out, err = s.ChooseNotSlower(w, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
+	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -30,6 +31,9 @@ type optimizeOptions struct {
 	Samples   int
 	Patience  int
 	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
+	// MeasuredPasses are tried on the result and kept when measurably
+	// faster; "none" skips them.
+	MeasuredPasses []string
 }
 
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
@@ -91,6 +95,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
 	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "verification's relative tolerance rtol: |a-b| <= 1e-5 + rtol*|b| per element, relative L2 error <= rtol per output")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
+	f.StringSliceVar(&opts.MeasuredPasses, "measured-passes", pipeline.DefaultMeasuredPasses, "whole-graph passes tried on the result and kept only when measurably faster end to end (none: skip)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
 	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary) instead of searching")
@@ -114,6 +119,10 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 	if err != nil {
 		return pipeline.Config{}, err
 	}
+	passes, err := measuredPasses(o.MeasuredPasses)
+	if err != nil {
+		return pipeline.Config{}, err
+	}
 	return pipeline.Config{
 		Model: o.Model, Shapes: bind, Rules: o.Rules, Output: o.Output,
 		Latency:     o.searchRuntime(),
@@ -123,6 +132,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 			Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
 		},
 		Agent: o.Agent, Samples: o.Samples, Patience: o.Patience, Tolerance: o.Tolerance, Objective: o.Objective, RulesFile: o.RulesFile,
+		MeasuredPasses: passes,
 	}, nil
 }
 
@@ -147,4 +157,22 @@ func optimizeRun(o *optimizeOptions) error {
 	}
 	_, err = pipeline.Optimize(o.IO.Out, cfg)
 	return flagError(err)
+}
+
+// measuredPasses checks the --measured-passes names ("none" alone: no
+// passes).
+func measuredPasses(names []string) ([]string, error) {
+	if len(names) == 1 && names[0] == "none" {
+		return nil, nil
+	}
+	var known []string
+	for _, p := range rewrite.Passes {
+		known = append(known, p.Name)
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			return nil, usagef("--measured-passes: unknown pass %q (use none, or some of: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return names, nil
 }

@@ -1,0 +1,153 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/rules/ruleverify"
+)
+
+// DefaultMeasuredPasses are the whole-graph passes tried on the result of
+// every search or rollout and kept only when measurement says so: their
+// worth depends on which fusions ONNX Runtime then forms (its Attention
+// kernel, plain 2-D Gemm and LayerNormalization instead of its 3-D
+// SkipLayerNormalization), which no cost model here can see.
+var DefaultMeasuredPasses = []string{"fuse-attention", "rows-2d"}
+
+// MeasuredPasses tries the named whole-graph passes on two graphs: the
+// verified model out (the search's or rollout's result) and the folded
+// start graph, since the rewrites a cost model chose may undo the
+// fusions the passes enable. On each, the passes apply in order (each
+// only when it changes the graph, its result folded and checked in float64
+// against the graph before it); a changed graph is verified against the
+// original model and timed, interleaved on the default backend, against
+// the model chosen so far (out at first), and it replaces that model only
+// when it is measurably faster (the 99% confidence interval of
+// after/before below 1). A pass that fails or whose result differs is
+// reported and skipped. allowed, when not empty, limits the passes to
+// those it names (a --rules list).
+func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
+	var passes []rewrite.Pass
+	for _, name := range names {
+		i := slices.IndexFunc(rewrite.Passes, func(p rewrite.Pass) bool { return p.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("measured passes: unknown pass %q (known: %s)", name, passNames())
+		}
+		if len(allowed) == 0 || slices.Contains(allowed, name) {
+			passes = append(passes, rewrite.Passes[i])
+		}
+	}
+	bases := []struct {
+		label string
+		g     *graph.Graph
+	}{{"the search's result", out.Graph}, {"the folded model", s.Model.Graph}}
+	if s.Model.Graph.CanonicalHash() == out.Graph.CanonicalHash() {
+		bases = bases[:1]
+	}
+	chosen := out
+	for _, base := range bases {
+		g, applied := applyPasses(w, passes, base.g, seed)
+		if len(applied) == 0 {
+			continue
+		}
+		what := fmt.Sprintf("%s with %s", base.label, strings.Join(applied, ", "))
+		fmt.Fprintf(w, "measured passes: verifying %s and timing it against the model chosen so far\n", what)
+		cand, err := s.Finish(w, g, tol, seed)
+		if errors.Is(err, ErrNotEquivalent) {
+			fmt.Fprintf(w, "measured passes: %s left out: it did not verify\n", what)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		c, err := compareOnDefault(s.Orig.Graph, chosen, cand, m, seed)
+		if err != nil {
+			return nil, fmt.Errorf("measured passes, %s: %w", what, err)
+		}
+		line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Ratio, c.RatioLo, c.RatioHi)
+		if c.RatioHi < 1 {
+			fmt.Fprintf(w, "measured passes: %s kept: measurably faster (%s)\n", what, line)
+			chosen = cand
+			continue
+		}
+		fmt.Fprintf(w, "measured passes: %s left out: not measurably faster (%s)\n", what, line)
+	}
+	return chosen, nil
+}
+
+// applyPasses applies passes to g in order and returns the result and the
+// names of the passes that changed it; a pass that fails or whose result
+// is not the same function is reported to w and skipped.
+func applyPasses(w io.Writer, passes []rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, []string) {
+	var applied []string
+	for _, p := range passes {
+		next, err := applyChecked(p, g, seed)
+		if err != nil {
+			fmt.Fprintf(w, "measured pass %s: not applied: %v\n", p.Name, err)
+			continue
+		}
+		if next != nil {
+			g, applied = next, append(applied, p.Name)
+		}
+	}
+	return g, applied
+}
+
+// applyChecked applies p to g and returns the folded result when it
+// changed g and computes what g does in float64; nil when p changed
+// nothing.
+func applyChecked(p rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, error) {
+	next, changed, err := p.Apply(g)
+	if err != nil || !changed {
+		return nil, err
+	}
+	next, _, err = rewrite.Fold(next, executor.Evaluate)
+	if err != nil {
+		return nil, fmt.Errorf("folding: %w", err)
+	}
+	if _, err := ruleverify.SameFunction(g, next, 2, seed, passTolerance); err != nil {
+		return nil, err
+	}
+	return next, nil
+}
+
+// compareOnDefault times a against b on the default backend, interleaved,
+// on random inputs for the graph ref drawn from seed.
+func compareOnDefault(ref *graph.Graph, a, b *graph.Model, m Measurement, seed uint64) (measure.Comparison, error) {
+	be, err := measure.NewBackend(measure.DefaultBackendName(), m.Backend)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	in, err := measure.RandomInputs(ref, seed)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	sa, err := be.Load(a)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	defer sa.Close()
+	sb, err := be.Load(b)
+	if err != nil {
+		return measure.Comparison{}, err
+	}
+	defer sb.Close()
+	return measure.Compare(sa, sb, in, in, m.Measure)
+}
+
+// passNames lists the shipped passes' names.
+func passNames() string {
+	var names []string
+	for _, p := range rewrite.Passes {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,95 @@
+package pipeline
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xrl-dev/xrl/measure"
+)
+
+// smallDecoder unpacks the small PyTorch-exported GPT-style decoder of
+// rewrite's testdata (two layers, attention and a causal mask) and
+// prepares it at batch 1, 8 positions.
+func smallDecoder(t *testing.T) *Start {
+	t.Helper()
+	f, err := os.Open("../rewrite/testdata/decoder_lm_small.onnx.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "decoder.onnx")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Prepare(path, map[string][]int{"input_ids": {1, 8}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestMeasuredPasses(t *testing.T) {
+	s := smallDecoder(t)
+	m := Measurement{Measure: measure.MeasureOptions{Runs: 3}}
+	cases := []struct {
+		name     string
+		passes   []string
+		allowed  []string
+		wantErr  string
+		wantLog  []string
+		noChange bool
+	}{
+		{name: "unknown pass", passes: []string{"no-such-pass"}, wantErr: `unknown pass "no-such-pass"`},
+		{name: "none", passes: nil, noChange: true},
+		{name: "not allowed by --rules", passes: DefaultMeasuredPasses, allowed: []string{"transpose-unit-to-reshape"}, noChange: true},
+		{name: "default", passes: DefaultMeasuredPasses,
+			wantLog: []string{"measured passes: verifying the search's result with fuse-attention, rows-2d", "verified on go", "after/before"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			got, err := s.MeasuredPasses(&log, s.Model, tc.passes, tc.allowed, m, 1e-4, 1)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%v\n%s", err, log.String())
+			}
+			if tc.noChange {
+				if got != s.Model || log.Len() != 0 {
+					t.Fatalf("changed the model or printed %q with nothing to try", log.String())
+				}
+				return
+			}
+			for _, w := range tc.wantLog {
+				if !strings.Contains(log.String(), w) {
+					t.Errorf("log lacks %q:\n%s", w, log.String())
+				}
+			}
+			kept := strings.Contains(log.String(), " kept: measurably faster")
+			if kept == (got == s.Model) {
+				t.Fatalf("kept=%v but returned the input model=%v:\n%s", kept, got == s.Model, log.String())
+			}
+			// Whatever is returned computes what the original does.
+			if err := Verify(io.Discard, s.Orig, got, 1e-4, 7); err != nil {
+				t.Fatalf("returned model does not verify: %v", err)
+			}
+		})
+	}
+}
