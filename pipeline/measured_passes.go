@@ -48,7 +48,8 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 	bases := []struct {
 		label string
 		g     *graph.Graph
-	}{{"the search's result", out.Graph}, {"the folded model", s.Model.Graph}}
+		note  string
+	}{{"the search's result", out.Graph, ""}, {"the folded model", s.Model.Graph, "; the search's rewrites are not in it"}}
 	if s.Model.Graph.CanonicalHash() == out.Graph.CanonicalHash() {
 		bases = bases[:1]
 	}
@@ -74,7 +75,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		}
 		line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Ratio, c.RatioLo, c.RatioHi)
 		if c.RatioHi < 1 {
-			fmt.Fprintf(w, "measured passes: %s kept: measurably faster (%s)\n", what, line)
+			fmt.Fprintf(w, "measured passes: %s kept: measurably faster (%s)%s\n", what, line, base.note)
 			chosen = cand
 			continue
 		}
