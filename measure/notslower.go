@@ -44,7 +44,7 @@ type Decision struct {
 // folded are one graph (no rewrite was applied), so it is measured once.
 func DecideNotSlower(be Backend, orig, folded, optimised *graph.Model, sameAsFolded bool, in map[string]*graph.Tensor, opts MeasureOptions) (Decision, error) {
 	var d Decision
-	c, err := compareModels(be, orig, optimised, in, opts)
+	c, err := CompareModels(be, orig, optimised, in, opts)
 	if err != nil {
 		return d, fmt.Errorf("timing the optimised model: %w", err)
 	}
@@ -55,7 +55,7 @@ func DecideNotSlower(be Backend, orig, folded, optimised *graph.Model, sameAsFol
 		return d, nil
 	}
 	if folded != nil && !sameAsFolded {
-		if c, err = compareModels(be, orig, folded, in, opts); err != nil {
+		if c, err = CompareModels(be, orig, folded, in, opts); err != nil {
 			return d, fmt.Errorf("timing the folded model: %w", err)
 		}
 		d.Folded = &c
@@ -71,8 +71,9 @@ func DecideNotSlower(be Backend, orig, folded, optimised *graph.Model, sameAsFol
 	return d, nil
 }
 
-// compareModels loads a and b in be and compares them interleaved.
-func compareModels(be Backend, a, b *graph.Model, in map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+// CompareModels loads a and b in be and compares them interleaved on
+// inputs in (latency(b)/latency(a), see Compare).
+func CompareModels(be Backend, a, b *graph.Model, in map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	sa, err := be.Load(a)
 	if err != nil {
 		return Comparison{}, err

@@ -131,17 +131,7 @@ func compareOnDefault(ref *graph.Graph, a, b *graph.Model, m Measurement, seed u
 	if err != nil {
 		return measure.Comparison{}, err
 	}
-	sa, err := be.Load(a)
-	if err != nil {
-		return measure.Comparison{}, err
-	}
-	defer sa.Close()
-	sb, err := be.Load(b)
-	if err != nil {
-		return measure.Comparison{}, err
-	}
-	defer sb.Close()
-	return measure.Compare(sa, sb, in, in, m.Measure)
+	return measure.CompareModels(be, a, b, in, m.Measure)
 }
 
 // passNames lists the shipped passes' names.

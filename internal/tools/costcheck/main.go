@@ -191,21 +191,11 @@ const defaultReprofile = 0.2
 // compare measures latency(b)/latency(a) interleaved (robust to load from
 // other processes, unlike two separate measurements).
 func compare(be measure.Backend, a, b *graph.Model) (measure.Comparison, error) {
-	sa, err := be.Load(a)
-	if err != nil {
-		return measure.Comparison{}, err
-	}
-	defer sa.Close()
-	sb, err := be.Load(b)
-	if err != nil {
-		return measure.Comparison{}, err
-	}
-	defer sb.Close()
 	in, err := measure.RandomInputs(a.Graph, 1)
 	if err != nil {
 		return measure.Comparison{}, err
 	}
-	return measure.Compare(sa, sb, in, in, measure.MeasureOptions{Warmup: 3, Settle: true, Runs: 96, MinTime: measure.DefaultMinTime, MaxTime: 30 * time.Second})
+	return measure.CompareModels(be, a, b, in, measure.MeasureOptions{Warmup: 3, Settle: true, Runs: 96, MinTime: measure.DefaultMinTime, MaxTime: 30 * time.Second})
 }
 
 // walk applies up to steps seeded random rewrites.
