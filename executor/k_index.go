@@ -56,7 +56,6 @@ func fixIndex(v int64, n int) (int, error) {
 type elemAxisKernel struct {
 	idxShape, dataStr []int
 	axis, axisLen     int
-	reduction         string
 }
 
 func newElemAxis(ni *nodeInfo) (*elemAxisKernel, error) {
@@ -143,22 +142,32 @@ func newScatterElementsKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.reduction = ni.node.AttrString("reduction")
-	if err := checkScatterDT(ni, k.reduction); err != nil {
-		return nil, err
-	}
-	return &scatterElementsKernel{k}, nil
+	return newScatterKernel(ni, k.positions, 1)
 }
 
-type scatterElementsKernel struct{ *elemAxisKernel }
+// scatterKernel writes the updates (input 2) into a copy of the data (input 0), block
+// elements at each offset that positions computes from the indices (input 1).
+type scatterKernel struct {
+	positions func([]int64) ([]int, error)
+	reduction string
+	block     int
+}
 
-func (k *scatterElementsKernel) run(rc *runCtx, ins, outs []any) error {
+func newScatterKernel(ni *nodeInfo, positions func([]int64) ([]int, error), block int) (kernel, error) {
+	reduction := ni.node.AttrString("reduction")
+	if err := checkScatterDT(ni, reduction); err != nil {
+		return nil, err
+	}
+	return &scatterKernel{positions: positions, reduction: reduction, block: block}, nil
+}
+
+func (k *scatterKernel) run(rc *runCtx, ins, outs []any) error {
 	pos, err := k.positions(indexData(ins[1]))
 	if err != nil {
 		return err
 	}
 	copyData(outs[0], ins[0])
-	return scatterInto(k.reduction, outs[0], ins[2], pos, 1)
+	return scatterInto(k.reduction, outs[0], ins[2], pos, k.block)
 }
 
 func checkScatterDT(ni *nodeInfo, reduction string) error {
@@ -229,7 +238,6 @@ type ndKernel struct {
 	k, L, batch, perBatch int   // perBatch: index tuples per batch entry
 	dims, str             []int // data dims and strides for the k addressed axes
 	batchStr              int   // data elements per batch entry
-	reduction             string
 }
 
 func newND(ni *nodeInfo, batchDims int) (*ndKernel, error) {
@@ -314,20 +322,5 @@ func newScatterNDKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.reduction = ni.node.AttrString("reduction")
-	if err := checkScatterDT(ni, k.reduction); err != nil {
-		return nil, err
-	}
-	return &scatterNDKernel{k}, nil
-}
-
-type scatterNDKernel struct{ *ndKernel }
-
-func (k *scatterNDKernel) run(rc *runCtx, ins, outs []any) error {
-	pos, err := k.positions(indexData(ins[1]))
-	if err != nil {
-		return err
-	}
-	copyData(outs[0], ins[0])
-	return scatterInto(k.reduction, outs[0], ins[2], pos, k.L)
+	return newScatterKernel(ni, k.positions, k.L)
 }
