@@ -87,14 +87,7 @@ func (k *convKernel) scratchBytes() int {
 }
 
 func (k *convKernel) run(rc *runCtx, ins, outs []any) error {
-	return floatIO(rc, k, ins, outs, convRunIO[float32], convRunIO[float64])
-}
-
-// convRunIO reads the typed operands (the bias is optional).
-func convRunIO[T floatT](rc *runCtx, k *convKernel, ins, outs []any) error {
-	b, _ := optIn(ins, 2).([]T)
-	convRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
-	return nil
+	return floatXWB(rc, k, ins, outs, convRun[float32], convRun[float64])
 }
 
 func convRun[T floatT](rc *runCtx, k *convKernel, y, x, w, bias []T) {

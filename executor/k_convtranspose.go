@@ -85,14 +85,7 @@ func (k *convTransposeKernel) scratchBytes() int {
 }
 
 func (k *convTransposeKernel) run(rc *runCtx, ins, outs []any) error {
-	return floatIO(rc, k, ins, outs, convTransposeRunIO[float32], convTransposeRunIO[float64])
-}
-
-// convTransposeRunIO reads the typed operands (the bias is optional).
-func convTransposeRunIO[T floatT](rc *runCtx, k *convTransposeKernel, ins, outs []any) error {
-	b, _ := optIn(ins, 2).([]T)
-	convTransposeRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
-	return nil
+	return floatXWB(rc, k, ins, outs, convTransposeRun[float32], convTransposeRun[float64])
 }
 
 func convTransposeRun[T floatT](rc *runCtx, k *convTransposeKernel, y, x, w, bias []T) {
