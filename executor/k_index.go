@@ -118,23 +118,8 @@ func (k *gatherElementsKernel) run(rc *runCtx, ins, outs []any) error {
 	if err != nil {
 		return err
 	}
-	switch sizeOfData(outs[0]) {
-	case 1:
-		gatherPos(words[uint8](outs[0]), words[uint8](ins[0]), pos)
-	case 2:
-		gatherPos(words[uint16](outs[0]), words[uint16](ins[0]), pos)
-	case 4:
-		gatherPos(words[uint32](outs[0]), words[uint32](ins[0]), pos)
-	default:
-		gatherPos(words[uint64](outs[0]), words[uint64](ins[0]), pos)
-	}
+	moveWords(pos, 1, outs[0], ins[0], gatherSlices[uint8], gatherSlices[uint16], gatherSlices[uint32], gatherSlices[uint64])
 	return nil
-}
-
-func gatherPos[W any](dst, src []W, pos []int) {
-	for i, p := range pos {
-		dst[i] = src[p]
-	}
 }
 
 func newScatterElementsKernel(ni *nodeInfo) (kernel, error) {
@@ -298,20 +283,19 @@ func (k *gatherNDKernel) run(rc *runCtx, ins, outs []any) error {
 	if err != nil {
 		return err
 	}
-	switch sizeOfData(outs[0]) {
-	case 1:
-		gatherSlices(words[uint8](outs[0]), words[uint8](ins[0]), pos, k.L)
-	case 2:
-		gatherSlices(words[uint16](outs[0]), words[uint16](ins[0]), pos, k.L)
-	case 4:
-		gatherSlices(words[uint32](outs[0]), words[uint32](ins[0]), pos, k.L)
-	default:
-		gatherSlices(words[uint64](outs[0]), words[uint64](ins[0]), pos, k.L)
-	}
+	moveWords(pos, k.L, outs[0], ins[0], gatherSlices[uint8], gatherSlices[uint16], gatherSlices[uint32], gatherSlices[uint64])
 	return nil
 }
 
-func gatherSlices[W any](dst, src []W, pos []int, L int) {
+// gatherSlices copies the L elements of src at each offset in pos to dst, one
+// after another.
+func gatherSlices[W any](pos []int, L int, dst, src []W) {
+	if L == 1 {
+		for i, p := range pos {
+			dst[i] = src[p]
+		}
+		return
+	}
 	for i, p := range pos {
 		copy(dst[i*L:(i+1)*L], src[p:p+L])
 	}
