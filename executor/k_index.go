@@ -108,17 +108,26 @@ func newGatherElementsKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gatherElementsKernel{k}, nil
+	return &gatherBlocksKernel{blocks{k.positions, 1}}, nil
 }
 
-type gatherElementsKernel struct{ *elemAxisKernel }
+// blocks maps an indices input to the offsets of the blocks of block
+// elements it addresses in the data.
+type blocks struct {
+	positions func([]int64) ([]int, error)
+	block     int
+}
 
-func (k *gatherElementsKernel) run(rc *runCtx, ins, outs []any) error {
+// gatherBlocksKernel copies the blocks of the data (input 0) that the indices
+// (input 1) address, one after another.
+type gatherBlocksKernel struct{ blocks }
+
+func (k *gatherBlocksKernel) run(rc *runCtx, ins, outs []any) error {
 	pos, err := k.positions(indexData(ins[1]))
 	if err != nil {
 		return err
 	}
-	moveWords(pos, 1, outs[0], ins[0], gatherSlices[uint8], gatherSlices[uint16], gatherSlices[uint32], gatherSlices[uint64])
+	moveWords(pos, k.block, outs[0], ins[0], gatherSlices[uint8], gatherSlices[uint16], gatherSlices[uint32], gatherSlices[uint64])
 	return nil
 }
 
@@ -133,9 +142,8 @@ func newScatterElementsKernel(ni *nodeInfo) (kernel, error) {
 // scatterKernel writes the updates (input 2) into a copy of the data (input 0), block
 // elements at each offset that positions computes from the indices (input 1).
 type scatterKernel struct {
-	positions func([]int64) ([]int, error)
+	blocks
 	reduction string
-	block     int
 }
 
 func newScatterKernel(ni *nodeInfo, positions func([]int64) ([]int, error), block int) (kernel, error) {
@@ -143,7 +151,7 @@ func newScatterKernel(ni *nodeInfo, positions func([]int64) ([]int, error), bloc
 	if err := checkScatterDT(ni, reduction); err != nil {
 		return nil, err
 	}
-	return &scatterKernel{positions: positions, reduction: reduction, block: block}, nil
+	return &scatterKernel{blocks: blocks{positions, block}, reduction: reduction}, nil
 }
 
 func (k *scatterKernel) run(rc *runCtx, ins, outs []any) error {
@@ -273,18 +281,7 @@ func newGatherNDKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gatherNDKernel{k}, nil
-}
-
-type gatherNDKernel struct{ *ndKernel }
-
-func (k *gatherNDKernel) run(rc *runCtx, ins, outs []any) error {
-	pos, err := k.positions(indexData(ins[1]))
-	if err != nil {
-		return err
-	}
-	moveWords(pos, k.L, outs[0], ins[0], gatherSlices[uint8], gatherSlices[uint16], gatherSlices[uint32], gatherSlices[uint64])
-	return nil
+	return &gatherBlocksKernel{blocks{k.positions, k.L}}, nil
 }
 
 // gatherSlices copies the L elements of src at each offset in pos to dst, one
