@@ -11,6 +11,7 @@ import (
 
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // Prior gives a probability distribution over an observation's actions:
@@ -98,10 +99,7 @@ type BRKGAResult struct {
 
 // Speedup returns InitialLatency / BestLatency.
 func (r BRKGAResult) Speedup() float64 {
-	if r.BestLatency <= 0 {
-		return 1
-	}
-	return float64(r.InitialLatency) / float64(r.BestLatency)
+	return measure.Speedup(r.InitialLatency, r.BestLatency)
 }
 
 // individual is a chromosome with its decoded fitness. keys[t] holds the
