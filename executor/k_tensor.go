@@ -74,25 +74,28 @@ func newPiecesKernel(ni *nodeInfo, concat bool) (kernel, error) {
 	return k, nil
 }
 
+// constIntInputs returns the constant integer inputs first to last of ni
+// (nil when omitted) and whether each is present.
+func constIntInputs(ni *nodeInfo, first, last int) (vals [][]int64, has []bool, err error) {
+	for i := first; i <= last; i++ {
+		v, ok, err := ni.constInts(i)
+		if err != nil {
+			return nil, nil, err
+		}
+		vals, has = append(vals, v), append(has, ok)
+	}
+	return vals, has, nil
+}
+
 func newSliceKernel(ni *nodeInfo) (kernel, error) {
 	in, out := ni.in(0), ni.out(0)
 	r := len(in.shape)
-	starts, _, err := ni.constInts(1)
+	args, has, err := constIntInputs(ni, 1, 4)
 	if err != nil {
 		return nil, err
 	}
-	ends, _, err := ni.constInts(2)
-	if err != nil {
-		return nil, err
-	}
-	axes, hasAxes, err := ni.constInts(3)
-	if err != nil {
-		return nil, err
-	}
-	steps, hasSteps, err := ni.constInts(4)
-	if err != nil {
-		return nil, err
-	}
+	starts, ends, axes, steps := args[0], args[1], args[2], args[3]
+	hasAxes, hasSteps := has[2], has[3]
 	if len(starts) != len(ends) || (hasAxes && len(axes) != len(starts)) || (hasSteps && len(steps) != len(starts)) {
 		return nil, fmt.Errorf("starts, ends, axes and steps have different lengths")
 	}
