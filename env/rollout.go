@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // Episode summarises one rollout.
@@ -26,10 +27,7 @@ type Episode struct {
 
 // Speedup returns InitialLatency / BestLatency.
 func (ep Episode) Speedup() float64 {
-	if ep.BestLatency <= 0 {
-		return 1
-	}
-	return float64(ep.InitialLatency) / float64(ep.BestLatency)
+	return measure.Speedup(ep.InitialLatency, ep.BestLatency)
 }
 
 // Rollout runs one episode of agent a in e from Reset(seed). A Learner

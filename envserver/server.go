@@ -207,15 +207,19 @@ func createParams(req *envv1.CreateEnvRequest, def CreateParams) (CreateParams, 
 	return p, nil
 }
 
-// lookup returns the instance with id, or NOT_FOUND.
-func (s *Server) lookup(id uint64) (*instance, error) {
+// withInstance runs f on the instance with id while holding its lock, or
+// returns NOT_FOUND.
+func withInstance[R any](s *Server, id uint64, f func(*instance) (R, error)) (R, error) {
 	s.mu.Lock()
 	inst, ok := s.envs[id]
 	s.mu.Unlock()
 	if !ok {
-		return nil, notFound(id)
+		var zero R
+		return zero, notFound(id)
 	}
-	return inst, nil
+	inst.mu.Lock()
+	defer inst.mu.Unlock()
+	return f(inst)
 }
 
 func notFound(id uint64) error {
@@ -224,43 +228,35 @@ func notFound(id uint64) error {
 
 // Reset implements envv1.EnvServiceServer.
 func (s *Server) Reset(ctx context.Context, req *envv1.ResetRequest) (*envv1.ResetResponse, error) {
-	inst, err := s.lookup(req.GetEnvId())
-	if err != nil {
-		return nil, err
-	}
-	inst.mu.Lock()
-	defer inst.mu.Unlock()
-	seed := inst.nextSeed
-	if req.Seed != nil {
-		seed = req.GetSeed()
-	}
-	obs, info, err := inst.env.Reset(seed)
-	if err != nil {
-		return nil, status.Errorf(codes.Internal, "env_id %d: reset: %v", req.GetEnvId(), err)
-	}
-	inst.nextSeed = seed + 1
-	return &envv1.ResetResponse{Observation: EncodeObservation(obs), Info: encodeInfo(info), Seed: seed}, nil
+	return withInstance(s, req.GetEnvId(), func(inst *instance) (*envv1.ResetResponse, error) {
+		seed := inst.nextSeed
+		if req.Seed != nil {
+			seed = req.GetSeed()
+		}
+		obs, info, err := inst.env.Reset(seed)
+		if err != nil {
+			return nil, status.Errorf(codes.Internal, "env_id %d: reset: %v", req.GetEnvId(), err)
+		}
+		inst.nextSeed = seed + 1
+		return &envv1.ResetResponse{Observation: EncodeObservation(obs), Info: encodeInfo(info), Seed: seed}, nil
+	})
 }
 
 // Step implements envv1.EnvServiceServer.
 func (s *Server) Step(ctx context.Context, req *envv1.StepRequest) (*envv1.StepResponse, error) {
-	inst, err := s.lookup(req.GetEnvId())
-	if err != nil {
-		return nil, err
-	}
-	inst.mu.Lock()
-	defer inst.mu.Unlock()
-	obs, r, term, trunc, info, err := inst.env.Step(int(req.GetAction()))
-	switch {
-	case errors.Is(err, env.ErrNeedsReset):
-		return nil, status.Errorf(codes.FailedPrecondition, "env_id %d: step before reset or after the episode ended: call Reset", req.GetEnvId())
-	case errors.Is(err, env.ErrInvalidAction):
-		return nil, status.Errorf(codes.InvalidArgument, "env_id %d: %v", req.GetEnvId(), err)
-	case err != nil:
-		return nil, status.Errorf(codes.Internal, "env_id %d: step: %v", req.GetEnvId(), err)
-	}
-	return &envv1.StepResponse{Observation: EncodeObservation(obs), Reward: r, Terminated: term,
-		Truncated: trunc, Info: encodeInfo(info)}, nil
+	return withInstance(s, req.GetEnvId(), func(inst *instance) (*envv1.StepResponse, error) {
+		obs, r, term, trunc, info, err := inst.env.Step(int(req.GetAction()))
+		switch {
+		case errors.Is(err, env.ErrNeedsReset):
+			return nil, status.Errorf(codes.FailedPrecondition, "env_id %d: step before reset or after the episode ended: call Reset", req.GetEnvId())
+		case errors.Is(err, env.ErrInvalidAction):
+			return nil, status.Errorf(codes.InvalidArgument, "env_id %d: %v", req.GetEnvId(), err)
+		case err != nil:
+			return nil, status.Errorf(codes.Internal, "env_id %d: step: %v", req.GetEnvId(), err)
+		}
+		return &envv1.StepResponse{Observation: EncodeObservation(obs), Reward: r, Terminated: term,
+			Truncated: trunc, Info: encodeInfo(info)}, nil
+	})
 }
 
 // CloseEnv implements envv1.EnvServiceServer.

@@ -218,59 +218,40 @@ func TestBadRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := good.GetEnvId()
+	create := func(req *envv1.CreateEnvRequest) func() error {
+		return func() error {
+			_, err := client.CreateEnv(ctx, req)
+			return err
+		}
+	}
+	step := func(action int32) func() error {
+		return func() error {
+			_, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: action})
+			return err
+		}
+	}
 	cases := []struct {
 		name string
 		call func() error
 		code codes.Code
 		msg  string
 	}{
-		{"no model path", func() error { _, err := client.CreateEnv(ctx, &envv1.CreateEnvRequest{}); return err },
-			codes.InvalidArgument, "model_path is required"},
-		{"negative horizon", func() error {
-			_, err := client.CreateEnv(ctx, &envv1.CreateEnvRequest{ModelPath: "chain.onnx", Horizon: -1})
-			return err
-		}, codes.InvalidArgument, "horizon must not be negative"},
-		{"zero dimension", func() error {
-			_, err := client.CreateEnv(ctx, &envv1.CreateEnvRequest{ModelPath: "chain.onnx",
-				Shapes: []*envv1.InputShape{{Name: "x", Dims: []int64{2, 0}}}})
-			return err
-		}, codes.InvalidArgument, `input "x" dimension 1 is 0`},
-		{"shape bound twice", func() error {
-			_, err := client.CreateEnv(ctx, &envv1.CreateEnvRequest{ModelPath: "chain.onnx",
-				Shapes: []*envv1.InputShape{{Name: "x", Dims: []int64{2}}, {Name: "x", Dims: []int64{3}}}})
-			return err
-		}, codes.InvalidArgument, `input "x" bound twice`},
-		{"missing model", func() error {
-			_, err := client.CreateEnv(ctx, &envv1.CreateEnvRequest{ModelPath: "missing.onnx"})
-			return err
-		}, codes.NotFound, "missing.onnx"},
-		{"bad model", func() error {
-			_, err := client.CreateEnv(ctx, &envv1.CreateEnvRequest{ModelPath: "bad.onnx"})
-			return err
-		}, codes.InvalidArgument, "not an ONNX model"},
-		{"step before reset", func() error {
-			_, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: 0})
-			return err
-		}, codes.FailedPrecondition, "call Reset"},
+		{"no model path", create(&envv1.CreateEnvRequest{}), codes.InvalidArgument, "model_path is required"},
+		{"negative horizon", create(&envv1.CreateEnvRequest{ModelPath: "chain.onnx", Horizon: -1}), codes.InvalidArgument, "horizon must not be negative"},
+		{"zero dimension", create(&envv1.CreateEnvRequest{ModelPath: "chain.onnx",
+			Shapes: []*envv1.InputShape{{Name: "x", Dims: []int64{2, 0}}}}), codes.InvalidArgument, `input "x" dimension 1 is 0`},
+		{"shape bound twice", create(&envv1.CreateEnvRequest{ModelPath: "chain.onnx",
+			Shapes: []*envv1.InputShape{{Name: "x", Dims: []int64{2}}, {Name: "x", Dims: []int64{3}}}}), codes.InvalidArgument, `input "x" bound twice`},
+		{"missing model", create(&envv1.CreateEnvRequest{ModelPath: "missing.onnx"}), codes.NotFound, "missing.onnx"},
+		{"bad model", create(&envv1.CreateEnvRequest{ModelPath: "bad.onnx"}), codes.InvalidArgument, "not an ONNX model"},
+		{"step before reset", step(0), codes.FailedPrecondition, "call Reset"},
 		{"reset", func() error { _, err := client.Reset(ctx, &envv1.ResetRequest{EnvId: id}); return err }, codes.OK, ""},
-		{"action beyond No-Op", func() error {
-			_, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: 11})
-			return err
-		}, codes.InvalidArgument, "invalid action 11"},
-		{"negative action", func() error {
-			_, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: -1})
-			return err
-		}, codes.InvalidArgument, "invalid action -1"},
-		{"masked action", func() error {
-			_, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: 7})
-			return err
-		}, codes.InvalidArgument, "invalid action 7"},
-		{"valid step", func() error { _, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: 0}); return err }, codes.OK, ""},
-		{"last step", func() error { _, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: 0}); return err }, codes.OK, ""},
-		{"step after the horizon", func() error {
-			_, err := client.Step(ctx, &envv1.StepRequest{EnvId: id, Action: 0})
-			return err
-		}, codes.FailedPrecondition, "after the episode ended"},
+		{"action beyond No-Op", step(11), codes.InvalidArgument, "invalid action 11"},
+		{"negative action", step(-1), codes.InvalidArgument, "invalid action -1"},
+		{"masked action", step(7), codes.InvalidArgument, "invalid action 7"},
+		{"valid step", step(0), codes.OK, ""},
+		{"last step", step(0), codes.OK, ""},
+		{"step after the horizon", step(0), codes.FailedPrecondition, "after the episode ended"},
 	}
 	for _, c := range cases {
 		err := c.call()

@@ -1,6 +1,7 @@
 package evolve
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // Prior gives a probability distribution over an observation's actions:
@@ -55,24 +57,12 @@ type BRKGAConfig struct {
 }
 
 func (c BRKGAConfig) withDefaults(horizon int) (BRKGAConfig, error) {
-	if c.Population == 0 {
-		c.Population = 20
-	}
-	if c.EliteFrac == 0 {
-		c.EliteFrac = 0.2
-	}
-	if c.MutantFrac == 0 {
-		c.MutantFrac = 0.2
-	}
-	if c.Inherit == 0 {
-		c.Inherit = 0.7
-	}
-	if c.Evaluations == 0 {
-		c.Evaluations = 200
-	}
-	if c.Length == 0 {
-		c.Length = horizon
-	}
+	c.Population = cmp.Or(c.Population, 20)
+	c.EliteFrac = cmp.Or(c.EliteFrac, 0.2)
+	c.MutantFrac = cmp.Or(c.MutantFrac, 0.2)
+	c.Inherit = cmp.Or(c.Inherit, 0.7)
+	c.Evaluations = cmp.Or(c.Evaluations, 200)
+	c.Length = cmp.Or(c.Length, horizon)
 	switch {
 	case c.Population < 2:
 		return c, fmt.Errorf("evolve: population %d: want at least 2", c.Population)
@@ -109,10 +99,7 @@ type BRKGAResult struct {
 
 // Speedup returns InitialLatency / BestLatency.
 func (r BRKGAResult) Speedup() float64 {
-	if r.BestLatency <= 0 {
-		return 1
-	}
-	return float64(r.InitialLatency) / float64(r.BestLatency)
+	return measure.Speedup(r.InitialLatency, r.BestLatency)
 }
 
 // individual is a chromosome with its decoded fitness. keys[t] holds the

@@ -64,6 +64,24 @@ func floatIO[K any](rc *runCtx, k K, ins, outs []any, f32, f64 func(*runCtx, K, 
 	return f64(rc, k, ins, outs)
 }
 
+// floatXWB runs the float32 or float64 instance of a kernel whose operands are
+// y = outs[0], x = ins[0], w = ins[1] and an optional bias ins[2] (nil when absent).
+func floatXWB[K any](rc *runCtx, k K, ins, outs []any,
+	f32 func(*runCtx, K, []float32, []float32, []float32, []float32),
+	f64 func(*runCtx, K, []float64, []float64, []float64, []float64)) error {
+	if _, ok := ins[0].([]float32); ok {
+		xwbCall(rc, k, ins, outs, f32)
+	} else {
+		xwbCall(rc, k, ins, outs, f64)
+	}
+	return nil
+}
+
+func xwbCall[T floatT, K any](rc *runCtx, k K, ins, outs []any, run func(*runCtx, K, []T, []T, []T, []T)) {
+	b, _ := optIn(ins, 2).([]T)
+	run(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
+}
+
 // floatAxisInput returns input 0 of a kernel of op that needs a float input
 // and its "axis" attribute, normalised.
 func floatAxisInput(ni *nodeInfo, op string) (in *valInfo, axis int, err error) {

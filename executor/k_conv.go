@@ -27,17 +27,29 @@ type convKernel struct {
 	elem                int
 }
 
-func newConvKernel(ni *nodeInfo) (kernel, error) {
-	x, w, out := ni.in(0), ni.in(1), ni.out(0)
+// convOperands returns the input X, weights W and output Y of a Conv or
+// ConvTranspose node after checking that the Go executor supports them:
+// float X and W of one dtype, equal ranks, 1 to 3 spatial axes.
+func convOperands(ni *nodeInfo) (x, w, out *valInfo, err error) {
+	x, w, out = ni.in(0), ni.in(1), ni.out(0)
+	op := ni.node.Op
 	if !isFloatDT(x.dt) || w.dt != x.dt {
-		return nil, fmt.Errorf("Conv of %v by %v is not supported by the Go executor", x.dt, w.dt)
+		return nil, nil, nil, fmt.Errorf("%s of %v by %v is not supported by the Go executor", op, x.dt, w.dt)
 	}
 	r := len(x.shape)
 	if r < 3 || len(w.shape) != r || len(out.shape) != r {
-		return nil, fmt.Errorf("X, W and Y must have the same rank >= 3")
+		return nil, nil, nil, fmt.Errorf("X, W and Y must have the same rank >= 3")
 	}
 	if r-2 > 3 {
-		return nil, fmt.Errorf("Conv with %d spatial axes is not supported by the Go executor (at most 3)", r-2)
+		return nil, nil, nil, fmt.Errorf("%s with %d spatial axes is not supported by the Go executor (at most 3)", op, r-2)
+	}
+	return x, w, out, nil
+}
+
+func newConvKernel(ni *nodeInfo) (kernel, error) {
+	x, w, out, err := convOperands(ni)
+	if err != nil {
+		return nil, err
 	}
 	groups := int(ni.node.AttrInt("group"))
 	k := &convKernel{batch: x.shape[0], c: x.shape[1], m: w.shape[0], groups: groups,
@@ -87,14 +99,7 @@ func (k *convKernel) scratchBytes() int {
 }
 
 func (k *convKernel) run(rc *runCtx, ins, outs []any) error {
-	return floatIO(rc, k, ins, outs, convRunIO[float32], convRunIO[float64])
-}
-
-// convRunIO reads the typed operands (the bias is optional).
-func convRunIO[T floatT](rc *runCtx, k *convKernel, ins, outs []any) error {
-	b, _ := optIn(ins, 2).([]T)
-	convRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
-	return nil
+	return floatXWB(rc, k, ins, outs, convRun[float32], convRun[float64])
 }
 
 func convRun[T floatT](rc *runCtx, k *convKernel, y, x, w, bias []T) {

@@ -22,18 +22,11 @@ type convTransposeKernel struct {
 }
 
 func newConvTransposeKernel(ni *nodeInfo) (kernel, error) {
-	x, w, out := ni.in(0), ni.in(1), ni.out(0)
-	if !isFloatDT(x.dt) || w.dt != x.dt {
-		return nil, fmt.Errorf("ConvTranspose of %v by %v is not supported by the Go executor", x.dt, w.dt)
+	x, w, out, err := convOperands(ni)
+	if err != nil {
+		return nil, err
 	}
-	r := len(x.shape)
-	if r < 3 || len(w.shape) != r || len(out.shape) != r {
-		return nil, fmt.Errorf("X, W and Y must have the same rank >= 3")
-	}
-	sp := r - 2
-	if sp > 3 {
-		return nil, fmt.Errorf("ConvTranspose with %d spatial axes is not supported by the Go executor (at most 3)", sp)
-	}
+	sp := len(x.shape) - 2
 	n := ni.node
 	groups := int(n.AttrInt("group"))
 	k := &convTransposeKernel{batch: x.shape[0], c: x.shape[1], groups: groups, elem: elemSize(x.dt)}
@@ -85,14 +78,7 @@ func (k *convTransposeKernel) scratchBytes() int {
 }
 
 func (k *convTransposeKernel) run(rc *runCtx, ins, outs []any) error {
-	return floatIO(rc, k, ins, outs, convTransposeRunIO[float32], convTransposeRunIO[float64])
-}
-
-// convTransposeRunIO reads the typed operands (the bias is optional).
-func convTransposeRunIO[T floatT](rc *runCtx, k *convTransposeKernel, ins, outs []any) error {
-	b, _ := optIn(ins, 2).([]T)
-	convTransposeRun(rc, k, outs[0].([]T), ins[0].([]T), ins[1].([]T), b)
-	return nil
+	return floatXWB(rc, k, ins, outs, convTransposeRun[float32], convTransposeRun[float64])
 }
 
 func convTransposeRun[T floatT](rc *runCtx, k *convTransposeKernel, y, x, w, bias []T) {

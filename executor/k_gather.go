@@ -49,22 +49,13 @@ func (k *gatherKernel) run(rc *runCtx, ins, outs []any) error {
 			return fmt.Errorf("index %d is out of range for axis of size %d", v, k.axisLen)
 		}
 	}
-	switch sizeOfData(outs[0]) {
-	case 1:
-		gatherRun(k, words[uint8](outs[0]), words[uint8](ins[0]), idx)
-	case 2:
-		gatherRun(k, words[uint16](outs[0]), words[uint16](ins[0]), idx)
-	case 4:
-		gatherRun(k, words[uint32](outs[0]), words[uint32](ins[0]), idx)
-	default:
-		gatherRun(k, words[uint64](outs[0]), words[uint64](ins[0]), idx)
-	}
+	moveWords(k, idx, outs[0], ins[0], gatherRun[uint8], gatherRun[uint16], gatherRun[uint32], gatherRun[uint64])
 	return nil
 }
 
 func (k *gatherKernel) scratchBytes() int { return 8 * k.nIdx }
 
-func gatherRun[W any](k *gatherKernel, dst, src []W, idx []int64) {
+func gatherRun[W any](k *gatherKernel, idx []int64, dst, src []W) {
 	L := k.inner
 	d := 0
 	for o := 0; o < k.outer; o++ {

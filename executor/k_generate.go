@@ -112,20 +112,11 @@ func newTriluKernel(ni *nodeInfo) (kernel, error) {
 func (k *triluKernel) inPlace() []int { return []int{0} }
 
 func (k *triluKernel) run(rc *runCtx, ins, outs []any) error {
-	switch sizeOfData(outs[0]) {
-	case 1:
-		triluRun(k, words[uint8](outs[0]), words[uint8](ins[0]))
-	case 2:
-		triluRun(k, words[uint16](outs[0]), words[uint16](ins[0]))
-	case 4:
-		triluRun(k, words[uint32](outs[0]), words[uint32](ins[0]))
-	default:
-		triluRun(k, words[uint64](outs[0]), words[uint64](ins[0]))
-	}
+	moveWords(rc, k, outs[0], ins[0], triluRun[uint8], triluRun[uint16], triluRun[uint32], triluRun[uint64])
 	return nil
 }
 
-func triluRun[W any](k *triluKernel, y, x []W) {
+func triluRun[W any](_ *runCtx, k *triluKernel, y, x []W) {
 	var zero W
 	m := k.rows * k.cols
 	for base := 0; base < len(x); base += m {

@@ -56,7 +56,6 @@ func fixIndex(v int64, n int) (int, error) {
 type elemAxisKernel struct {
 	idxShape, dataStr []int
 	axis, axisLen     int
-	reduction         string
 }
 
 func newElemAxis(ni *nodeInfo) (*elemAxisKernel, error) {
@@ -109,33 +108,27 @@ func newGatherElementsKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gatherElementsKernel{k}, nil
+	return &gatherBlocksKernel{blocks{k.positions, 1}}, nil
 }
 
-type gatherElementsKernel struct{ *elemAxisKernel }
+// blocks maps an indices input to the offsets of the blocks of block
+// elements it addresses in the data.
+type blocks struct {
+	positions func([]int64) ([]int, error)
+	block     int
+}
 
-func (k *gatherElementsKernel) run(rc *runCtx, ins, outs []any) error {
+// gatherBlocksKernel copies the blocks of the data (input 0) that the indices
+// (input 1) address, one after another.
+type gatherBlocksKernel struct{ blocks }
+
+func (k *gatherBlocksKernel) run(rc *runCtx, ins, outs []any) error {
 	pos, err := k.positions(indexData(ins[1]))
 	if err != nil {
 		return err
 	}
-	switch sizeOfData(outs[0]) {
-	case 1:
-		gatherPos(words[uint8](outs[0]), words[uint8](ins[0]), pos)
-	case 2:
-		gatherPos(words[uint16](outs[0]), words[uint16](ins[0]), pos)
-	case 4:
-		gatherPos(words[uint32](outs[0]), words[uint32](ins[0]), pos)
-	default:
-		gatherPos(words[uint64](outs[0]), words[uint64](ins[0]), pos)
-	}
+	moveWords(pos, k.block, outs[0], ins[0], gatherSlices[uint8], gatherSlices[uint16], gatherSlices[uint32], gatherSlices[uint64])
 	return nil
-}
-
-func gatherPos[W any](dst, src []W, pos []int) {
-	for i, p := range pos {
-		dst[i] = src[p]
-	}
 }
 
 func newScatterElementsKernel(ni *nodeInfo) (kernel, error) {
@@ -143,22 +136,31 @@ func newScatterElementsKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.reduction = ni.node.AttrString("reduction")
-	if err := checkScatterDT(ni, k.reduction); err != nil {
-		return nil, err
-	}
-	return &scatterElementsKernel{k}, nil
+	return newScatterKernel(ni, k.positions, 1)
 }
 
-type scatterElementsKernel struct{ *elemAxisKernel }
+// scatterKernel writes the updates (input 2) into a copy of the data (input 0), block
+// elements at each offset that positions computes from the indices (input 1).
+type scatterKernel struct {
+	blocks
+	reduction string
+}
 
-func (k *scatterElementsKernel) run(rc *runCtx, ins, outs []any) error {
+func newScatterKernel(ni *nodeInfo, positions func([]int64) ([]int, error), block int) (kernel, error) {
+	reduction := ni.node.AttrString("reduction")
+	if err := checkScatterDT(ni, reduction); err != nil {
+		return nil, err
+	}
+	return &scatterKernel{blocks: blocks{positions, block}, reduction: reduction}, nil
+}
+
+func (k *scatterKernel) run(rc *runCtx, ins, outs []any) error {
 	pos, err := k.positions(indexData(ins[1]))
 	if err != nil {
 		return err
 	}
 	copyData(outs[0], ins[0])
-	return scatterInto(k.reduction, outs[0], ins[2], pos, 1)
+	return scatterInto(k.reduction, outs[0], ins[2], pos, k.block)
 }
 
 func checkScatterDT(ni *nodeInfo, reduction string) error {
@@ -229,7 +231,6 @@ type ndKernel struct {
 	k, L, batch, perBatch int   // perBatch: index tuples per batch entry
 	dims, str             []int // data dims and strides for the k addressed axes
 	batchStr              int   // data elements per batch entry
-	reduction             string
 }
 
 func newND(ni *nodeInfo, batchDims int) (*ndKernel, error) {
@@ -280,30 +281,18 @@ func newGatherNDKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gatherNDKernel{k}, nil
+	return &gatherBlocksKernel{blocks{k.positions, k.L}}, nil
 }
 
-type gatherNDKernel struct{ *ndKernel }
-
-func (k *gatherNDKernel) run(rc *runCtx, ins, outs []any) error {
-	pos, err := k.positions(indexData(ins[1]))
-	if err != nil {
-		return err
+// gatherSlices copies the L elements of src at each offset in pos to dst, one
+// after another.
+func gatherSlices[W any](pos []int, L int, dst, src []W) {
+	if L == 1 {
+		for i, p := range pos {
+			dst[i] = src[p]
+		}
+		return
 	}
-	switch sizeOfData(outs[0]) {
-	case 1:
-		gatherSlices(words[uint8](outs[0]), words[uint8](ins[0]), pos, k.L)
-	case 2:
-		gatherSlices(words[uint16](outs[0]), words[uint16](ins[0]), pos, k.L)
-	case 4:
-		gatherSlices(words[uint32](outs[0]), words[uint32](ins[0]), pos, k.L)
-	default:
-		gatherSlices(words[uint64](outs[0]), words[uint64](ins[0]), pos, k.L)
-	}
-	return nil
-}
-
-func gatherSlices[W any](dst, src []W, pos []int, L int) {
 	for i, p := range pos {
 		copy(dst[i*L:(i+1)*L], src[p:p+L])
 	}
@@ -314,20 +303,5 @@ func newScatterNDKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k.reduction = ni.node.AttrString("reduction")
-	if err := checkScatterDT(ni, k.reduction); err != nil {
-		return nil, err
-	}
-	return &scatterNDKernel{k}, nil
-}
-
-type scatterNDKernel struct{ *ndKernel }
-
-func (k *scatterNDKernel) run(rc *runCtx, ins, outs []any) error {
-	pos, err := k.positions(indexData(ins[1]))
-	if err != nil {
-		return err
-	}
-	copyData(outs[0], ins[0])
-	return scatterInto(k.reduction, outs[0], ins[2], pos, k.L)
+	return newScatterKernel(ni, k.positions, k.L)
 }

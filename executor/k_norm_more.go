@@ -26,11 +26,7 @@ type axisLineKernel struct {
 }
 
 func newAxisLineKernel(ni *nodeInfo) (kernel, error) {
-	in := ni.in(0)
-	if !isFloatDT(in.dt) {
-		return nil, errDType(ni.node.Op, in.dt)
-	}
-	ax, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
+	in, ax, err := floatAxisInput(ni, ni.node.Op)
 	if err != nil {
 		return nil, err
 	}

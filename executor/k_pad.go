@@ -187,16 +187,7 @@ func (p *tablePlan) run(rc *runCtx, dst, src any) {
 	if p.n == 0 {
 		return
 	}
-	switch sizeOfData(dst) {
-	case 1:
-		tableRun(rc, p, words[uint8](dst), words[uint8](src))
-	case 2:
-		tableRun(rc, p, words[uint16](dst), words[uint16](src))
-	case 4:
-		tableRun(rc, p, words[uint32](dst), words[uint32](src))
-	default:
-		tableRun(rc, p, words[uint64](dst), words[uint64](src))
-	}
+	moveWords(rc, p, dst, src, tableRun[uint8], tableRun[uint16], tableRun[uint32], tableRun[uint64])
 }
 
 func tableRun[W any](rc *runCtx, p *tablePlan, dst, src []W) {

@@ -29,76 +29,73 @@ func (k *plansKernel) run(rc *runCtx, ins, outs []any) error {
 	return nil
 }
 
-func newConcatKernel(ni *nodeInfo) (kernel, error) {
-	out := ni.out(0)
-	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(out.shape))
+func newConcatKernel(ni *nodeInfo) (kernel, error) { return newPiecesKernel(ni, true) }
+
+func newSplitKernel(ni *nodeInfo) (kernel, error) { return newPiecesKernel(ni, false) }
+
+// newPiecesKernel copies between a whole tensor and the pieces it is cut
+// into along the "axis" attribute: the pieces (inputs) into the whole
+// (output 0) for Concat, the whole (input 0) into the pieces (outputs) for
+// Split.
+func newPiecesKernel(ni *nodeInfo, concat bool) (kernel, error) {
+	whole, pieces, side, other := ni.in(0), ni.outs, "output", "input"
+	if concat {
+		whole, pieces, side, other = ni.out(0), ni.ins, "input", "output"
+	}
+	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(whole.shape))
 	if err != nil {
 		return nil, err
 	}
-	ostr := contiguousStrides(out.shape)
+	wstr := contiguousStrides(whole.shape)
 	k := &plansKernel{}
 	off := 0
-	for i, in := range ni.ins {
-		if in == nil || in.dt != out.dt {
-			return nil, fmt.Errorf("input %d has dtype %v, want %v", i, dtOf(in), out.dt)
+	for i, p := range pieces {
+		switch {
+		case p == nil:
+			return nil, fmt.Errorf("%s %d is omitted", side, i)
+		case p.dt != whole.dt:
+			return nil, fmt.Errorf("%s %d has dtype %v, want %v", side, i, p.dt, whole.dt)
+		case len(p.shape) != len(whole.shape):
+			return nil, fmt.Errorf("%s %d has rank %d, want %d", side, i, len(p.shape), len(whole.shape))
 		}
-		if len(in.shape) != len(out.shape) {
-			return nil, fmt.Errorf("input %d has rank %d, want %d", i, len(in.shape), len(out.shape))
+		pstr := contiguousStrides(p.shape)
+		if concat {
+			k.plans = append(k.plans, newCopyPlan(p.shape, wstr, pstr, off*wstr[axis], 0))
+			k.src, k.dst = append(k.src, i), append(k.dst, 0)
+		} else {
+			k.plans = append(k.plans, newCopyPlan(p.shape, pstr, wstr, 0, off*wstr[axis]))
+			k.src, k.dst = append(k.src, 0), append(k.dst, i)
 		}
-		k.plans = append(k.plans, newCopyPlan(in.shape, ostr, contiguousStrides(in.shape), off*ostr[axis], 0))
-		k.src = append(k.src, i)
-		k.dst = append(k.dst, 0)
-		off += in.shape[axis]
+		off += p.shape[axis]
 	}
-	if off != out.shape[axis] {
-		return nil, fmt.Errorf("inputs add up to %d along axis %d, output has %d", off, axis, out.shape[axis])
+	if off != whole.shape[axis] {
+		return nil, fmt.Errorf("%ss add up to %d along axis %d, %s has %d", side, off, axis, other, whole.shape[axis])
 	}
 	return k, nil
 }
 
-func newSplitKernel(ni *nodeInfo) (kernel, error) {
-	in := ni.in(0)
-	axis, err := graph.NormAxis(ni.node.AttrInt("axis"), len(in.shape))
-	if err != nil {
-		return nil, err
-	}
-	istr := contiguousStrides(in.shape)
-	k := &plansKernel{}
-	off := 0
-	for j, o := range ni.outs {
-		if o == nil {
-			return nil, fmt.Errorf("output %d is omitted", j)
+// constIntInputs returns the constant integer inputs first to last of ni
+// (nil when omitted) and whether each is present.
+func constIntInputs(ni *nodeInfo, first, last int) (vals [][]int64, has []bool, err error) {
+	for i := first; i <= last; i++ {
+		v, ok, err := ni.constInts(i)
+		if err != nil {
+			return nil, nil, err
 		}
-		k.plans = append(k.plans, newCopyPlan(o.shape, contiguousStrides(o.shape), istr, 0, off*istr[axis]))
-		k.src = append(k.src, 0)
-		k.dst = append(k.dst, j)
-		off += o.shape[axis]
+		vals, has = append(vals, v), append(has, ok)
 	}
-	if off != in.shape[axis] {
-		return nil, fmt.Errorf("outputs add up to %d along axis %d, input has %d", off, axis, in.shape[axis])
-	}
-	return k, nil
+	return vals, has, nil
 }
 
 func newSliceKernel(ni *nodeInfo) (kernel, error) {
 	in, out := ni.in(0), ni.out(0)
 	r := len(in.shape)
-	starts, _, err := ni.constInts(1)
+	args, has, err := constIntInputs(ni, 1, 4)
 	if err != nil {
 		return nil, err
 	}
-	ends, _, err := ni.constInts(2)
-	if err != nil {
-		return nil, err
-	}
-	axes, hasAxes, err := ni.constInts(3)
-	if err != nil {
-		return nil, err
-	}
-	steps, hasSteps, err := ni.constInts(4)
-	if err != nil {
-		return nil, err
-	}
+	starts, ends, axes, steps := args[0], args[1], args[2], args[3]
+	hasAxes, hasSteps := has[2], has[3]
 	if len(starts) != len(ends) || (hasAxes && len(axes) != len(starts)) || (hasSteps && len(steps) != len(starts)) {
 		return nil, fmt.Errorf("starts, ends, axes and steps have different lengths")
 	}

@@ -96,20 +96,11 @@ func newOneHotKernel(ni *nodeInfo) (kernel, error) {
 
 func (k *oneHotKernel) run(rc *runCtx, ins, outs []any) error {
 	idx := toInt64Data(ins[0])
-	switch sizeOfData(outs[0]) {
-	case 1:
-		oneHotRun(k, words[uint8](outs[0]), words[uint8](ins[2]), idx)
-	case 2:
-		oneHotRun(k, words[uint16](outs[0]), words[uint16](ins[2]), idx)
-	case 4:
-		oneHotRun(k, words[uint32](outs[0]), words[uint32](ins[2]), idx)
-	default:
-		oneHotRun(k, words[uint64](outs[0]), words[uint64](ins[2]), idx)
-	}
+	moveWords(k, idx, outs[0], ins[2], oneHotRun[uint8], oneHotRun[uint16], oneHotRun[uint32], oneHotRun[uint64])
 	return nil
 }
 
-func oneHotRun[W any](k *oneHotKernel, y, vals []W, idx []int64) {
+func oneHotRun[W any](k *oneHotKernel, idx []int64, y, vals []W) {
 	off, on := vals[0], vals[1]
 	for i := range y {
 		y[i] = off

@@ -216,49 +216,44 @@ func clipRange[T numT](y, x []T, lo, hi T) {
 }
 
 // lowest and highest return the extreme values of T (±Inf for floats).
-func lowest[T numT]() T {
-	var z T
-	var v float64
-	switch any(z).(type) {
-	case float32, float64:
-		v = math.Inf(-1)
-	case int8:
-		v = math.MinInt8
-	case int16:
-		v = math.MinInt16
-	case int32:
-		v = math.MinInt32
-	case int64:
-		m := int64(math.MinInt64)
-		return T(m)
-	}
-	return T(v)
-}
+func lowest[T numT]() T { return extreme[T](false) }
 
-func highest[T numT]() T {
+func highest[T numT]() T { return extreme[T](true) }
+
+// extreme returns the largest value of T when high is set and the smallest otherwise.
+func extreme[T numT](high bool) T {
 	var z T
-	var v float64
+	var lo, hi float64
 	switch any(z).(type) {
 	case float32, float64:
-		v = math.Inf(1)
+		lo, hi = math.Inf(-1), math.Inf(1)
 	case int8:
-		v = math.MaxInt8
+		lo, hi = math.MinInt8, math.MaxInt8
 	case int16:
-		v = math.MaxInt16
+		lo, hi = math.MinInt16, math.MaxInt16
 	case int32:
-		v = math.MaxInt32
+		lo, hi = math.MinInt32, math.MaxInt32
 	case int64:
-		m := int64(math.MaxInt64)
+		// float64 cannot hold these exactly, so they are converted from int64.
+		m := int64(math.MinInt64)
+		if high {
+			m = math.MaxInt64
+		}
 		return T(m)
 	case uint8:
-		v = math.MaxUint8
+		hi = math.MaxUint8
 	case uint16:
-		v = math.MaxUint16
+		hi = math.MaxUint16
 	case uint32:
-		v = math.MaxUint32
+		hi = math.MaxUint32
 	case uint64:
-		m := uint64(math.MaxUint64)
-		return T(m)
+		if high {
+			m := uint64(math.MaxUint64)
+			return T(m)
+		}
 	}
-	return T(v)
+	if high {
+		return T(hi)
+	}
+	return T(lo)
 }

@@ -86,16 +86,7 @@ func (p *copyPlan) run(rc *runCtx, dst, src any) {
 	if p.n == 0 {
 		return
 	}
-	switch sizeOfData(dst) {
-	case 1:
-		copyPlanRun(rc, p, words[uint8](dst), words[uint8](src))
-	case 2:
-		copyPlanRun(rc, p, words[uint16](dst), words[uint16](src))
-	case 4:
-		copyPlanRun(rc, p, words[uint32](dst), words[uint32](src))
-	default:
-		copyPlanRun(rc, p, words[uint64](dst), words[uint64](src))
-	}
+	moveWords(rc, p, dst, src, copyPlanRun[uint8], copyPlanRun[uint16], copyPlanRun[uint32], copyPlanRun[uint64])
 }
 
 func copyPlanRun[W any](rc *runCtx, p *copyPlan, dst, src []W) {

@@ -99,6 +99,23 @@ func words[W uint8 | uint16 | uint32 | uint64](d any) []W {
 	return unsafe.Slice((*W)(p), n)
 }
 
+// moveWords calls the instance of f for the element size of dst (1, 2, 4 or 8
+// bytes) with dst and src viewed as words of that size; a and b are passed through.
+func moveWords[A, B any](a A, b B, dst, src any,
+	f1 func(A, B, []uint8, []uint8), f2 func(A, B, []uint16, []uint16),
+	f4 func(A, B, []uint32, []uint32), f8 func(A, B, []uint64, []uint64)) {
+	switch sizeOfData(dst) {
+	case 1:
+		f1(a, b, words[uint8](dst), words[uint8](src))
+	case 2:
+		f2(a, b, words[uint16](dst), words[uint16](src))
+	case 4:
+		f4(a, b, words[uint32](dst), words[uint32](src))
+	default:
+		f8(a, b, words[uint64](dst), words[uint64](src))
+	}
+}
+
 // sizeOfData returns the element size of a typed slice.
 func sizeOfData(d any) int {
 	_, _, sz := rawPtr(d)

@@ -1,6 +1,7 @@
 package gat
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -43,24 +44,14 @@ func DefaultConfig() Config {
 }
 
 func (c *Config) fill() {
-	if c.Layers == 0 {
-		c.Layers = 5
-	}
-	if c.Hidden == 0 {
-		c.Hidden = 64
-	}
-	if c.Heads == 0 {
-		c.Heads = 4
-	}
+	c.Layers = cmp.Or(c.Layers, 5)
+	c.Hidden = cmp.Or(c.Hidden, 64)
+	c.Heads = cmp.Or(c.Heads, 4)
 	if c.HeadHidden == nil {
 		c.HeadHidden = []int{256, 64}
 	}
-	if c.PoolScale == 0 {
-		c.PoolScale = 0.01
-	}
-	if c.Classes == 0 {
-		c.Classes = env.NumOpClasses()
-	}
+	c.PoolScale = cmp.Or(c.PoolScale, 0.01)
+	c.Classes = cmp.Or(c.Classes, env.NumOpClasses())
 }
 
 func (c *Config) validate() error {

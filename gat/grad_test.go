@@ -1,12 +1,12 @@
 package gat
 
 import (
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/gat/nn"
+	"github.com/xrl-dev/xrl/internal/fdcheck"
 )
 
 // TestNetworkGradient checks the gradient of a PPO-like scalar
@@ -58,31 +58,7 @@ func TestNetworkGradient(t *testing.T) {
 			if nn.GradNorm([]*nn.Param[float64]{p}) == 0 {
 				t.Errorf("%s: zero gradient, the check would prove nothing", p.Name)
 			}
-			checkGrad(t, p.Name, p.Value, p.Grad, loss)
+			fdcheck.Grad(t, p.Name, p.Value, p.Grad, loss)
 		}
-	}
-}
-
-func checkGrad(t *testing.T, name string, x, ana []float64, loss func() float64) {
-	t.Helper()
-	const eps = 1e-6
-	bad := 0
-	for i := range x {
-		old := x[i]
-		x[i] = old + eps
-		lp := loss()
-		x[i] = old - eps
-		lm := loss()
-		x[i] = old
-		num := (lp - lm) / (2 * eps)
-		if math.Abs(num-ana[i]) > 1e-6*math.Max(1, math.Abs(num)) {
-			if bad < 3 {
-				t.Errorf("%s[%d]: analytic %.9g, numeric %.9g", name, i, ana[i], num)
-			}
-			bad++
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%s: %d of %d gradient entries wrong", name, bad, len(x))
 	}
 }

@@ -141,13 +141,9 @@ func (p *plan) level0(n int, share bool) {
 					b.key = append(b.key, int32(v))
 				}
 			}
-			id, fresh := b.intern.get(b.key)
-			b.ids[i] = id
-			if !fresh {
-				continue
-			}
-		} else {
-			b.ids[i] = int32(len(p.class0))
+		}
+		if !b.assign(i, share, len(p.class0)) {
+			continue
 		}
 		p.class0 = append(p.class0, b.class[i])
 		var sum [env.EdgeDim]float64
@@ -158,6 +154,18 @@ func (p *plan) level0(n int, share bool) {
 		}
 		p.aggE = append(p.aggE, sum[:]...)
 	}
+}
+
+// assign sets the row of node i: with share, the row interned for b.key
+// (reporting whether b.key is new); without, the fresh row next.
+func (b *planBuilder) assign(i int, share bool, next int) bool {
+	if !share {
+		b.ids[i] = int32(next)
+		return true
+	}
+	id, fresh := b.intern.get(b.key)
+	b.ids[i] = id
+	return fresh
 }
 
 // gatLevel assigns the rows of the next level from the current ids (in
@@ -184,13 +192,9 @@ func (p *plan) gatLevel(g *nn.Graph, n int, share bool) {
 			if len(b.key) > 2 {
 				slices.Sort(b.key[1:])
 			}
-			id, fresh := b.intern.get(b.key)
-			b.ids[i] = id
-			if !fresh {
-				continue
-			}
-		} else {
-			b.ids[i] = int32(len(g.Self))
+		}
+		if !b.assign(i, share, len(g.Self)) {
+			continue
 		}
 		g.Self = append(g.Self, self)
 		g.Src = append(g.Src, b.key...) // the self-loop, then the senders

@@ -58,13 +58,21 @@ func inferLayerNorm(n *Node) error {
 	return nil
 }
 
+// floatInput returns input 0 of n after checking that it is floating point.
+func floatInput(n *Node) (*Value, error) {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return nil, err
+	}
+	return n.Inputs[0], nil
+}
+
 // channelInput checks that input 0 is a floating-point X [N,C,...] and
 // returns it with its channel count C.
 func channelInput(n *Node) (*Value, int64, error) {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+	x, err := floatInput(n)
+	if err != nil {
 		return nil, 0, err
 	}
-	x := n.Inputs[0]
 	if len(x.Shape) < 2 {
 		return nil, 0, fmt.Errorf("input X has shape %v, want rank >= 2 [N,C,...]", x.Shape)
 	}

@@ -64,10 +64,10 @@ func inferChannelNorm(groups bool) InferFunc {
 }
 
 func inferLRN(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+	x, err := floatInput(n)
+	if err != nil {
 		return err
 	}
-	x := n.Inputs[0]
 	if len(x.Shape) < 3 || n.AttrInt("size") < 1 {
 		return fmt.Errorf("input %v and size %d: want rank >= 3 and size >= 1", x.Shape, n.AttrInt("size"))
 	}
@@ -76,10 +76,10 @@ func inferLRN(n *Node) error {
 }
 
 func inferMVN(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+	x, err := floatInput(n)
+	if err != nil {
 		return err
 	}
-	x := n.Inputs[0]
 	for _, a := range n.AttrInts("axes") {
 		if _, err := NormAxis(a, len(x.Shape)); err != nil {
 			return err

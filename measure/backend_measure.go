@@ -6,6 +6,8 @@ import (
 	"sort"
 	"time"
 
+	"github.com/xrl-dev/xrl/internal/defaults"
+
 	"github.com/xrl-dev/xrl/graph"
 )
 
@@ -60,24 +62,14 @@ func (o MeasureOptions) withDefaults() MeasureOptions {
 	if o.Warmup < 0 {
 		o.Warmup = 0
 	}
-	if o.Runs <= 0 {
-		o.Runs = 10
-	}
-	if o.BlockRuns <= 0 {
-		o.BlockRuns = 8
-	}
+	o.Runs = defaults.Positive(o.Runs, 10)
+	o.BlockRuns = defaults.Positive(o.BlockRuns, 8)
 	if o.MaxRuns < o.Runs {
 		o.MaxRuns = max(10*o.Runs, 50*o.BlockRuns)
 	}
-	if o.MaxSpread <= 0 {
-		o.MaxSpread = 0.05
-	}
-	if o.Precision <= 0 {
-		o.Precision = 0.01
-	}
-	if o.MaxTime <= 0 {
-		o.MaxTime = 20 * time.Second
-	}
+	o.MaxSpread = defaults.Positive(o.MaxSpread, 0.05)
+	o.Precision = defaults.Positive(o.Precision, 0.01)
+	o.MaxTime = defaults.Positive(o.MaxTime, 20*time.Second)
 	return o
 }
 

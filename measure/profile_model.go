@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/xrl-dev/xrl/internal/defaults"
+
 	"github.com/xrl-dev/xrl/graph"
 )
 
@@ -32,18 +34,10 @@ type ProfileOptions struct {
 }
 
 func (o ProfileOptions) withDefaults() ProfileOptions {
-	if o.Warmup <= 0 {
-		o.Warmup = 3
-	}
-	if o.Runs <= 0 {
-		o.Runs = 24
-	}
-	if o.Reprofile <= 0 {
-		o.Reprofile = 0.2
-	}
-	if o.MaxProfiles <= 0 {
-		o.MaxProfiles = 32
-	}
+	o.Warmup = defaults.Positive(o.Warmup, 3)
+	o.Runs = defaults.Positive(o.Runs, 24)
+	o.Reprofile = defaults.Positive(o.Reprofile, 0.2)
+	o.MaxProfiles = defaults.Positive(o.MaxProfiles, 32)
 	return o
 }
 

@@ -45,12 +45,7 @@ func DALLE(c DALLEConfig) (*graph.Graph, error) {
 	img := n.input("image_embeddings", c.Batch, c.Grid*c.Grid, c.Hidden)
 	x := n.add(n.concat(1, text, img), n.normal("position", 0, 0.02, 1, seq, c.Hidden))
 	mask := n.causalMask(seq)
-	for i := range c.Layers {
-		leave := n.enter("layer%d", i)
-		x = n.preLNLayer(x, c.Heads, c.MLP, "gelu", 1e-5, mask)
-		leave()
-	}
-	x = n.layerNorm("ln", x, 1e-5)
+	x = n.preLNStack(x, c.Layers, c.Heads, c.MLP, "gelu", 1e-5, mask)
 	return n.finish(named{"logits", n.linear("head", x, c.Vocab, 1, true)})
 }
 

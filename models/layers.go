@@ -317,6 +317,17 @@ func (n *net) preLNLayer(x *graph.Value, heads, width int, act string, eps float
 	return n.add(x, n.mlp("mlp", n.layerNorm("ln2", x, eps), width, act))
 }
 
+// preLNStack applies layers pre-norm layers (scopes layer0, layer1, ...)
+// and a final LayerNorm "ln".
+func (n *net) preLNStack(x *graph.Value, layers, heads, width int, act string, eps float32, mask *graph.Value) *graph.Value {
+	for i := range layers {
+		leave := n.enter("layer%d", i)
+		x = n.preLNLayer(x, heads, width, act, eps, mask)
+		leave()
+	}
+	return n.layerNorm("ln", x, eps)
+}
+
 // causalMask is an additive [1, 1, s, s] mask: 0 where key <= query,
 // -10000 above the diagonal.
 func (n *net) causalMask(s int) *graph.Value {

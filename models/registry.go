@@ -35,17 +35,17 @@ type Overrides struct {
 	Classes int // classifier outputs
 }
 
-// fields lists the overrides by name in a fixed order.
-func (o Overrides) fields() []struct {
+// fields lists the overrides by name in a fixed order, each with its field.
+func (o *Overrides) fields() []struct {
 	name string
-	val  int
+	val  *int
 } {
 	return []struct {
 		name string
-		val  int
+		val  *int
 	}{
-		{"batch", o.Batch}, {"seq", o.Seq}, {"image", o.Image}, {"hidden", o.Hidden},
-		{"layers", o.Layers}, {"heads", o.Heads}, {"classes", o.Classes},
+		{"batch", &o.Batch}, {"seq", &o.Seq}, {"image", &o.Image}, {"hidden", &o.Hidden},
+		{"layers", &o.Layers}, {"heads", &o.Heads}, {"classes", &o.Classes},
 	}
 }
 
@@ -82,7 +82,7 @@ var registry = map[string]*Spec{}
 func register(name, desc string, paper, cpu func() config) {
 	knobs := paper().knobs()
 	names := make([]string, 0, len(knobs))
-	for _, f := range (Overrides{}).fields() {
+	for _, f := range (&Overrides{}).fields() {
 		if _, ok := knobs[f.name]; ok {
 			names = append(names, f.name)
 		}
@@ -136,17 +136,18 @@ func Build(name, preset string, o Overrides) (*graph.Model, error) {
 		oldHidden = *p
 	}
 	for _, f := range o.fields() {
-		if f.val == 0 {
+		v := *f.val
+		if v == 0 {
 			continue
 		}
 		p, ok := knobs[f.name]
 		if !ok {
 			return nil, fmt.Errorf("model %s: override %q does not apply (valid: %s)", s.Name, f.name, strings.Join(s.Overrides, ", "))
 		}
-		if f.val < 0 {
-			return nil, fmt.Errorf("model %s: override %s=%d must be positive", s.Name, f.name, f.val)
+		if v < 0 {
+			return nil, fmt.Errorf("model %s: override %s=%d must be positive", s.Name, f.name, v)
 		}
-		*p = f.val
+		*p = v
 	}
 	if f, ok := c.(widthFollower); ok && o.Hidden != 0 && o.Hidden != oldHidden {
 		f.followHidden(oldHidden)

@@ -44,22 +44,13 @@ func TestStatsSmallGraph(t *testing.T) {
 // each override it accepts: each build must succeed or return an error.
 func TestOverridesNeverPanic(t *testing.T) {
 	set := func(o *Overrides, name string, v int) {
-		switch name {
-		case "batch":
-			o.Batch = v
-		case "seq":
-			o.Seq = v
-		case "image":
-			o.Image = v
-		case "hidden":
-			o.Hidden = v
-		case "layers":
-			o.Layers = v
-		case "heads":
-			o.Heads = v
-		case "classes":
-			o.Classes = v
+		for _, f := range o.fields() {
+			if f.name == name {
+				*f.val = v
+				return
+			}
 		}
+		t.Fatalf("no override %q", name)
 	}
 	for _, s := range List() {
 		for _, knob := range s.Overrides {

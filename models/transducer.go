@@ -53,23 +53,12 @@ func Transducer(c TransducerConfig) (*graph.Graph, error) {
 
 	leave := n.enter("audio")
 	a := n.linear("input", audio, c.Hidden, 1, true)
-	for i := range c.AudioLayers {
-		l := n.enter("layer%d", i)
-		a = n.preLNLayer(a, c.Heads, c.MLP, "relu", 1e-5, nil)
-		l()
-	}
-	a = n.layerNorm("ln", a, 1e-5)
+	a = n.preLNStack(a, c.AudioLayers, c.Heads, c.MLP, "relu", 1e-5, nil)
 	leave()
 
 	leave = n.enter("label")
 	mask := n.causalMask(c.Labels)
-	u := labels
-	for i := range c.LabelLayers {
-		l := n.enter("layer%d", i)
-		u = n.preLNLayer(u, c.Heads, c.MLP, "relu", 1e-5, mask)
-		l()
-	}
-	u = n.layerNorm("ln", u, 1e-5)
+	u := n.preLNStack(labels, c.LabelLayers, c.Heads, c.MLP, "relu", 1e-5, mask)
 	leave()
 
 	leave = n.enter("joint")

@@ -51,12 +51,7 @@ func ViT(c ViTConfig) (*graph.Graph, error) {
 	x = n.concat(1, cls, x)
 	x = n.add(x, n.normal("position", 0, 0.02, 1, tokens, c.Hidden))
 	leave()
-	for i := range c.Layers {
-		leave := n.enter("layer%d", i)
-		x = n.preLNLayer(x, c.Heads, c.MLP, "gelu", 1e-6, nil)
-		leave()
-	}
-	x = n.layerNorm("ln", x, 1e-6)
+	x = n.preLNStack(x, c.Layers, c.Heads, c.MLP, "gelu", 1e-6, nil)
 	cls = n.op("Gather", graph.Attrs{"axis": graph.IntAttr(1)}, x, n.index(0))
 	return n.finish(named{"logits", n.dense("head", cls, c.Classes)})
 }

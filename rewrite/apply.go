@@ -92,35 +92,24 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 	from := m.Outputs()
 	changed := d.rewire(from, rep.Outputs)
 	// Graph outputs.
-	fresh := map[*graph.Value]bool{}
-	for _, n := range rep.Nodes {
-		for _, o := range n.Outputs {
-			if o != nil {
-				fresh[o] = true
-			}
-		}
-	}
+	keep := rules.NewOutputKeeper(rep.Nodes)
 	for i, o := range d.outputs {
 		k := indexOf(from, o)
 		if k < 0 {
 			continue
 		}
-		nv := rep.Outputs[k]
-		if fresh[nv] {
-			nv.Name = o.Name
-			delete(fresh, nv)
-			d.outputs[i] = nv
-			continue
-		}
-		out := &graph.Value{Name: o.Name}
-		id := &graph.Node{Name: o.Name + "_identity", Op: "Identity", Inputs: []*graph.Value{nv}, Outputs: []*graph.Value{out}}
-		if gx.usedNames()[id.Name] {
-			id.Name = gx.namer(r.Name)("Identity")
-		}
-		if err := graph.InferNode(id); err != nil {
+		out, id, err := keep.Replace(o, rep.Outputs[k], func() string {
+			if name := o.Name + "_identity"; !gx.usedNames()[name] {
+				return name
+			}
+			return gx.namer(r.Name)("Identity")
+		})
+		if err != nil {
 			return nil, nil, st, reject(RejectBuild, fmt.Errorf("rule %s: %w", r.Name, err))
 		}
-		d.tail = append(d.tail, id)
+		if id != nil {
+			d.tail = append(d.tail, id)
+		}
 		d.outputs[i] = out
 	}
 	// Fold what the rewrite made constant: the new nodes and the nodes

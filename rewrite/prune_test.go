@@ -30,6 +30,16 @@ func loadBoundFolded(t *testing.T, path string, bind map[string][]int) *graph.Gr
 
 func TestPruneDead(t *testing.T) {
 	ints := func(vs ...int64) *graph.Tensor { return graph.FromInt64(vs, len(vs)) }
+	// row1 is the graph named name that outputs row 1 of f(x) for an input
+	// x [4, 6].
+	row1 := func(name string, f func(b *graph.Builder, x *graph.Value) *graph.Value) func(t *testing.T) *graph.Graph {
+		return func(t *testing.T) *graph.Graph {
+			b := graph.NewBuilder(name)
+			y := f(b, b.Input("x", graph.Float32, 4, 6))
+			b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{1}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
+			return builtInferred(t, b)
+		}
+	}
 	tests := []struct {
 		name  string
 		graph func(t *testing.T) *graph.Graph
@@ -89,25 +99,17 @@ func TestPruneDead(t *testing.T) {
 		},
 		{
 			name: "a reshape that mixes the cut axis stops the pruning",
-			graph: func(t *testing.T) *graph.Graph {
-				b := graph.NewBuilder("mix")
-				x := b.Input("x", graph.Float32, 4, 6)
-				y := b.Op("Relu", []*graph.Value{b.Op("Reshape", []*graph.Value{b.Op("Relu", []*graph.Value{x}, nil), b.Const("s", ints(6, 4))}, nil)}, nil)
-				b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{1}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
-				return builtInferred(t, b)
-			},
+			graph: row1("mix", func(b *graph.Builder, x *graph.Value) *graph.Value {
+				return b.Op("Relu", []*graph.Value{b.Op("Reshape", []*graph.Value{b.Op("Relu", []*graph.Value{x}, nil), b.Const("s", ints(6, 4))}, nil)}, nil)
+			}),
 			changed: true,
 		},
 		{
 			name: "a row of a Softmax over rows",
-			graph: func(t *testing.T) *graph.Graph {
-				b := graph.NewBuilder("colsoftmax")
-				x := b.Input("x", graph.Float32, 4, 6)
+			graph: row1("colsoftmax", func(b *graph.Builder, x *graph.Value) *graph.Value {
 				y := b.Op("Softmax", []*graph.Value{b.Op("Exp", []*graph.Value{x}, nil)}, graph.Attrs{"axis": graph.IntAttr(0)})
-				y = b.Op("Softmax", []*graph.Value{y}, graph.Attrs{"axis": graph.IntAttr(1)})
-				b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{1}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
-				return builtInferred(t, b)
-			},
+				return b.Op("Softmax", []*graph.Value{y}, graph.Attrs{"axis": graph.IntAttr(1)})
+			}),
 			changed: true,
 		},
 		{

@@ -60,29 +60,19 @@ func Apply(g *graph.Graph, m *Match) (*graph.Graph, error) {
 			}
 		}
 	}
-	fresh := map[*graph.Value]bool{}
-	for _, n := range rep.Nodes {
-		for _, o := range n.Outputs {
-			fresh[o] = true
-		}
-	}
+	keep := NewOutputKeeper(rep.Nodes)
 	for i, o := range c.Outputs {
 		nv, ok := replace[o]
 		if !ok {
 			continue
 		}
-		if fresh[nv] {
-			nv.Name = o.Name
-			delete(fresh, nv)
-			c.Outputs[i] = nv
-			continue
-		}
-		out := &graph.Value{Name: o.Name}
-		id := &graph.Node{Name: o.Name + "_identity", Op: "Identity", Inputs: []*graph.Value{nv}, Outputs: []*graph.Value{out}}
-		if err := graph.InferNode(id); err != nil {
+		out, id, err := keep.Replace(o, nv, func() string { return o.Name + "_identity" })
+		if err != nil {
 			return nil, fmt.Errorf("rule %s: %w", m.Rule.Name, err)
 		}
-		nodes = append(nodes, id)
+		if id != nil {
+			nodes = append(nodes, id)
+		}
 		c.Outputs[i] = out
 	}
 	c.Nodes = nodes
@@ -91,6 +81,42 @@ func Apply(g *graph.Graph, m *Match) (*graph.Graph, error) {
 		return nil, fmt.Errorf("rule %s: rewrite would make a cycle: %w", m.Rule.Name, err)
 	}
 	return c, nil
+}
+
+// OutputKeeper keeps the names of the graph outputs a rewrite replaces.
+type OutputKeeper struct {
+	fresh map[*graph.Value]bool // outputs of the replacement's nodes not yet used
+}
+
+// NewOutputKeeper returns an OutputKeeper for a replacement made of nodes.
+func NewOutputKeeper(nodes []*graph.Node) OutputKeeper {
+	k := OutputKeeper{fresh: map[*graph.Value]bool{}}
+	for _, n := range nodes {
+		for _, o := range n.Outputs {
+			if o != nil {
+				k.fresh[o] = true
+			}
+		}
+	}
+	return k
+}
+
+// Replace returns the value that takes graph output o's place when nv
+// replaces it. A value the replacement created stands in itself, renamed
+// to o's name (once); any other value is copied by a new Identity node,
+// named by idName and also returned, into a value named like o.
+func (k OutputKeeper) Replace(o, nv *graph.Value, idName func() string) (*graph.Value, *graph.Node, error) {
+	if k.fresh[nv] {
+		nv.Name = o.Name
+		delete(k.fresh, nv)
+		return nv, nil, nil
+	}
+	out := &graph.Value{Name: o.Name}
+	id := &graph.Node{Name: idName(), Op: "Identity", Inputs: []*graph.Value{nv}, Outputs: []*graph.Value{out}}
+	if err := graph.InferNode(id); err != nil {
+		return nil, nil, err
+	}
+	return out, id, nil
 }
 
 // graphNamer returns a Namer that avoids every node and value name of g.

@@ -52,18 +52,12 @@ func (r *Rule) Build(m *Match, name Namer) (*Replacement, error) {
 
 // buildNode creates one target node.
 func (r *Rule) buildNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node, []*graph.Value, error) {
-	inputs := make([]*graph.Value, pn.NumInputs)
 	var consts []*graph.Value
 	// Tensor arguments first: computed constants take the dtype of the
 	// node's first other tensor argument.
+	inputs := pn.tensorInputs(m.Values, en.tgt)
 	dt := graph.Undefined
-	for i, a := range pn.Args {
-		switch a.Kind {
-		case RefVar:
-			inputs[pn.ArgInput[i]] = m.Values[a.Var.Index]
-		case RefNode:
-			inputs[pn.ArgInput[i]] = en.tgt[a.Node.Index].Outputs[a.Output]
-		}
+	for i := range pn.Args {
 		if v := inputs[pn.ArgInput[i]]; v != nil && dt == graph.Undefined {
 			dt = v.DType
 		}

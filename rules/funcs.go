@@ -221,21 +221,9 @@ func init() {
 		if err != nil || len(d) < 2 {
 			return Value{}, fmt.Errorf("swapLast2 needs rank >= 2")
 		}
-		p := make([]int64, len(d))
-		for i := range p {
-			p[i] = int64(i)
-		}
-		p[len(p)-2], p[len(p)-1] = p[len(p)-1], p[len(p)-2]
-		return intsVal(p), nil
+		return intsVal(swapLastTwo(len(d))), nil
 	})
-	register("permAxis", "permAxis(p, i) is the input axis that output axis i of Transpose(perm=p) reads: p[i] (negative i counts from the end).", KInt, []Kind{KInts, KInt}, func(a []Value) (Value, error) {
-		p := a[0].Ints
-		ax, err := axisOf(a[1].Int, len(p))
-		if err != nil {
-			return Value{}, err
-		}
-		return intVal(p[ax]), nil
-	})
+	register("permAxis", "permAxis(p, i) is the input axis that output axis i of Transpose(perm=p) reads: p[i] (negative i counts from the end).", KInt, []Kind{KInts, KInt}, listEntry)
 	register("normAxis", "normAxis(t, i) is axis i of t as a non-negative number.", KInt, argTI, func(a []Value) (Value, error) {
 		d, err := dimsOf(a[0])
 		if err != nil {
@@ -376,25 +364,35 @@ func init() {
 		if r < 2 || r > 64 {
 			return Value{}, fmt.Errorf("swapPerm(%d): rank must be 2 to 64", r)
 		}
-		p := make([]int64, r)
-		for i := range p {
-			p[i] = int64(i)
-		}
-		p[r-2], p[r-1] = r-1, r-2
-		return intsVal(p), nil
+		return intsVal(swapLastTwo(int(r))), nil
 	})
-	register("at", "at(l, i) is entry i of the list l (negative i counts from the end).", KInt, []Kind{KInts, KInt}, func(a []Value) (Value, error) {
-		l := a[0].Ints
-		i, err := axisOf(a[1].Int, len(l))
-		if err != nil {
-			return Value{}, err
-		}
-		return intVal(l[i]), nil
-	})
+	register("at", "at(l, i) is entry i of the list l (negative i counts from the end).", KInt, []Kind{KInts, KInt}, listEntry)
 	register("mod", "mod(a, b) is the remainder of a divided by b (b > 0).", KInt, []Kind{KInt, KInt}, func(a []Value) (Value, error) {
 		if a[1].Int <= 0 {
 			return Value{}, fmt.Errorf("mod by %d", a[1].Int)
 		}
 		return intVal(a[0].Int % a[1].Int), nil
 	})
+}
+
+// swapLastTwo returns the permutation of rank r (at least 2) that swaps the
+// last two axes.
+func swapLastTwo(r int) []int64 {
+	p := make([]int64, r)
+	for i := range p {
+		p[i] = int64(i)
+	}
+	p[r-2], p[r-1] = p[r-1], p[r-2]
+	return p
+}
+
+// listEntry implements at(l, i) and permAxis(p, i): entry i of the list
+// (negative i counts from the end).
+func listEntry(a []Value) (Value, error) {
+	l := a[0].Ints
+	i, err := axisOf(a[1].Int, len(l))
+	if err != nil {
+		return Value{}, err
+	}
+	return intVal(l[i]), nil
 }

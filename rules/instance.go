@@ -206,17 +206,25 @@ func (r *Rule) findBuilt(src *graph.Graph, built *Match) *Match {
 	return nil
 }
 
-// sourceNode builds one source node of an instance.
-func (r *Rule) sourceNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node, error) {
+// tensorInputs returns the node's inputs with its variable and node arguments
+// filled in from vars and nodes (indexed by Var.Index and Node.Index);
+// constant arguments are left nil.
+func (pn *PNode) tensorInputs(vars []*graph.Value, nodes []*graph.Node) []*graph.Value {
 	inputs := make([]*graph.Value, pn.NumInputs)
 	for i, a := range pn.Args {
 		switch a.Kind {
 		case RefVar:
-			inputs[pn.ArgInput[i]] = m.Values[a.Var.Index]
+			inputs[pn.ArgInput[i]] = vars[a.Var.Index]
 		case RefNode:
-			inputs[pn.ArgInput[i]] = m.Nodes[a.Node.Index].Outputs[a.Output]
+			inputs[pn.ArgInput[i]] = nodes[a.Node.Index].Outputs[a.Output]
 		}
 	}
+	return inputs
+}
+
+// sourceNode builds one source node of an instance.
+func (r *Rule) sourceNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node, error) {
+	inputs := pn.tensorInputs(m.Values, m.Nodes)
 	em := &env{m: m, syms: en.syms}
 	attrs := graph.Attrs{}
 	if pn.Rest != nil {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/xrl-dev/xrl/internal/defaults"
 )
 
 // Default instantiation domains.
@@ -39,15 +41,9 @@ type SampleOptions struct {
 }
 
 func (o SampleOptions) withDefaults() SampleOptions {
-	if o.Instances <= 0 {
-		o.Instances = 4
-	}
-	if o.PerCombo <= 0 {
-		o.PerCombo = 60
-	}
-	if o.Attempts <= 0 {
-		o.Attempts = 200
-	}
+	o.Instances = defaults.Positive(o.Instances, 4)
+	o.PerCombo = defaults.Positive(o.PerCombo, 60)
+	o.Attempts = defaults.Positive(o.Attempts, 200)
 	return o
 }
 

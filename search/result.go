@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // Stop reasons.
@@ -51,10 +52,7 @@ type Result struct {
 
 // Speedup returns InitialLatency / BestLatency.
 func (r *Result) Speedup() float64 {
-	if r.BestLatency <= 0 {
-		return 1
-	}
-	return float64(r.InitialLatency) / float64(r.BestLatency)
+	return measure.Speedup(r.InitialLatency, r.BestLatency)
 }
 
 func (r *Result) rule(name string) *RuleUse {

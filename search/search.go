@@ -76,6 +76,23 @@ func (p *Problem) start(name string, o *Options, budget int) (*Result, time.Time
 	return res, t0, nil
 }
 
+// search runs the body of one algorithm: it measures the start graph, calls body
+// with the result to fill in and the size limit, stores the rule path body
+// returns (the path to the best graph) and records the elapsed time.
+func (p *Problem) search(name string, o *Options, budget int, body func(res *Result, t0 time.Time, limit int) ([]string, error)) (*Result, error) {
+	res, t0, err := p.start(name, o, budget)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { res.Elapsed = time.Since(t0) }()
+	path, err := body(res, t0, o.sizeLimit(p.Model.Graph))
+	if err != nil {
+		return nil, err
+	}
+	res.setPath(path)
+	return res, nil
+}
+
 func (p *Problem) candidates(g *graph.Graph, res *Result, limit int) ([]rewrite.Candidate, error) {
 	cands, err := p.Rewriter.Candidates(g)
 	if err != nil {
@@ -113,67 +130,59 @@ func limitReached(res *Result, o Options, t0 time.Time) bool {
 	return true
 }
 
-// walkStep returns the candidates for the next step of a walk from cur
-// (Greedy, RandomWalk), or none when the walk stops because the budget or
-// the time limit is spent or cur has no candidates; it records the stop
-// reason.
-func (p *Problem) walkStep(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int) ([]rewrite.Candidate, error) {
-	if limitReached(res, o, t0) {
-		return nil, nil
+// walk is the loop of Greedy and RandomWalk: from cur it moves to the graph
+// that step picks among cur's candidates, until the budget or the time limit
+// is spent, cur has no candidates or step returns nil; it records the stop
+// reason (except step's own) and reports progress after every move.
+func (p *Problem) walk(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int, step func([]rewrite.Candidate) (*graph.Graph, error)) error {
+	for !limitReached(res, o, t0) {
+		cands, err := p.candidates(cur, res, limit)
+		if err != nil {
+			return err
+		}
+		if len(cands) == 0 {
+			res.StopReason = StopNoCandidates
+			return nil
+		}
+		if cur, err = step(cands); err != nil || cur == nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress(res.Steps, res.BestLatency)
+		}
 	}
-	cands, err := p.candidates(cur, res, limit)
-	if err != nil {
-		return nil, err
-	}
-	if len(cands) == 0 {
-		res.StopReason = StopNoCandidates
-	}
-	return cands, nil
+	return nil
 }
 
 // Greedy repeatedly applies the candidate with the lowest latency while it
 // improves on the current graph.
 func Greedy(p *Problem, o Options) (*Result, error) {
-	res, t0, err := p.start("greedy", &o, 1000)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { res.Elapsed = time.Since(t0) }()
-	limit := o.sizeLimit(p.Model.Graph)
-	cur, curLat := p.Model.Graph, res.InitialLatency
-	var path []string
-	for {
-		cands, err := p.walkStep(cur, res, o, t0, limit)
-		if err != nil {
-			return nil, err
-		}
-		if len(cands) == 0 {
-			break
-		}
-		bestI, bestLat := -1, curLat
-		for i, c := range cands {
-			l, err := p.latency(c.Graph, res)
-			if err != nil {
-				return nil, fmt.Errorf("greedy: candidate of rule %s: %w", c.Rule, err)
+	return p.search("greedy", &o, 1000, func(res *Result, t0 time.Time, limit int) ([]string, error) {
+		curLat := res.InitialLatency
+		var path []string
+		err := p.walk(p.Model.Graph, res, o, t0, limit, func(cands []rewrite.Candidate) (*graph.Graph, error) {
+			bestI, bestLat := -1, curLat
+			for i, c := range cands {
+				l, err := p.latency(c.Graph, res)
+				if err != nil {
+					return nil, fmt.Errorf("greedy: candidate of rule %s: %w", c.Rule, err)
+				}
+				if l < bestLat {
+					bestI, bestLat = i, l
+				}
 			}
-			if l < bestLat {
-				bestI, bestLat = i, l
+			if bestI < 0 {
+				res.StopReason = StopNoImprovement
+				return nil, nil
 			}
-		}
-		if bestI < 0 {
-			res.StopReason = StopNoImprovement
-			break
-		}
-		cur, curLat = cands[bestI].Graph, bestLat
-		path = append(path, cands[bestI].Rule)
-		res.Steps++
-		res.Best, res.BestLatency = cur, curLat
-		if o.Progress != nil {
-			o.Progress(res.Steps, res.BestLatency)
-		}
-	}
-	res.setPath(path)
-	return res, nil
+			curLat = bestLat
+			path = append(path, cands[bestI].Rule)
+			res.Steps++
+			res.Best, res.BestLatency = cands[bestI].Graph, curLat
+			return res.Best, nil
+		})
+		return path, err
+	})
 }
 
 // queued is a graph waiting in the best-first queue.
@@ -212,97 +221,76 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 	if o.Alpha <= 0 {
 		o.Alpha = 1.05
 	}
-	res, t0, err := p.start("taso", &o, 100)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { res.Elapsed = time.Since(t0) }()
-	limit := o.sizeLimit(p.Model.Graph)
-	seen := map[graph.Hash]bool{p.Model.Graph.CanonicalHash(): true}
-	q := &pq{{g: p.Model.Graph, lat: res.InitialLatency}}
-	seq := 1
-	var bestPath []string
-	for {
-		if q.Len() == 0 {
-			res.StopReason = StopQueueEmpty
-			break
-		}
-		if limitReached(res, o, t0) {
-			break
-		}
-		item := heap.Pop(q).(*queued)
-		res.Steps++
-		cands, err := p.candidates(item.g, res, limit)
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range cands {
-			h := c.GraphHash()
-			if seen[h] {
-				continue
+	return p.search("taso", &o, 100, func(res *Result, t0 time.Time, limit int) ([]string, error) {
+		seen := map[graph.Hash]bool{p.Model.Graph.CanonicalHash(): true}
+		q := &pq{{g: p.Model.Graph, lat: res.InitialLatency}}
+		seq := 1
+		var bestPath []string
+		for {
+			if q.Len() == 0 {
+				res.StopReason = StopQueueEmpty
+				break
 			}
-			seen[h] = true
-			l, err := p.latency(c.Graph, res)
+			if limitReached(res, o, t0) {
+				break
+			}
+			item := heap.Pop(q).(*queued)
+			res.Steps++
+			cands, err := p.candidates(item.g, res, limit)
 			if err != nil {
-				return nil, fmt.Errorf("taso: candidate of rule %s: %w", c.Rule, err)
+				return nil, err
 			}
-			path := append(append([]string(nil), item.path...), c.Rule)
-			// Compared with the best before this candidate, so that a new
-			// best graph is always queued, even with Alpha = 1.
-			if float64(l) < o.Alpha*float64(res.BestLatency) {
-				heap.Push(q, &queued{g: c.Graph, lat: l, path: path, seq: seq})
-				seq++
+			for _, c := range cands {
+				h := c.GraphHash()
+				if seen[h] {
+					continue
+				}
+				seen[h] = true
+				l, err := p.latency(c.Graph, res)
+				if err != nil {
+					return nil, fmt.Errorf("taso: candidate of rule %s: %w", c.Rule, err)
+				}
+				path := append(append([]string(nil), item.path...), c.Rule)
+				// Compared with the best before this candidate, so that a new
+				// best graph is always queued, even with Alpha = 1.
+				if float64(l) < o.Alpha*float64(res.BestLatency) {
+					heap.Push(q, &queued{g: c.Graph, lat: l, path: path, seq: seq})
+					seq++
+				}
+				if l < res.BestLatency {
+					res.Best, res.BestLatency, bestPath = c.Graph, l, path
+				}
 			}
-			if l < res.BestLatency {
-				res.Best, res.BestLatency, bestPath = c.Graph, l, path
+			if o.Progress != nil {
+				o.Progress(res.Steps, res.BestLatency)
 			}
 		}
-		if o.Progress != nil {
-			o.Progress(res.Steps, res.BestLatency)
-		}
-	}
-	res.setPath(bestPath)
-	return res, nil
+		return bestPath, nil
+	})
 }
 
 // RandomWalk applies uniformly random candidates for Budget steps (or until
 // none is left) and returns the fastest graph visited.
 func RandomWalk(p *Problem, o Options) (*Result, error) {
-	res, t0, err := p.start("random", &o, 100)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { res.Elapsed = time.Since(t0) }()
-	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
-	limit := o.sizeLimit(p.Model.Graph)
-	cur := p.Model.Graph
-	var path, bestPath []string
-	for {
-		cands, err := p.walkStep(cur, res, o, t0, limit)
-		if err != nil {
-			return nil, err
-		}
-		if len(cands) == 0 {
-			break
-		}
-		c := cands[rng.IntN(len(cands))]
-		cur = c.Graph
-		path = append(path, c.Rule)
-		res.Steps++
-		l, err := p.latency(cur, res)
-		if err != nil {
-			return nil, fmt.Errorf("random: %w", err)
-		}
-		if l < res.BestLatency {
-			res.Best, res.BestLatency = cur, l
-			bestPath = append([]string(nil), path...)
-		}
-		if o.Progress != nil {
-			o.Progress(res.Steps, res.BestLatency)
-		}
-	}
-	res.setPath(bestPath)
-	return res, nil
+	return p.search("random", &o, 100, func(res *Result, t0 time.Time, limit int) ([]string, error) {
+		rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
+		var path, bestPath []string
+		err := p.walk(p.Model.Graph, res, o, t0, limit, func(cands []rewrite.Candidate) (*graph.Graph, error) {
+			c := cands[rng.IntN(len(cands))]
+			path = append(path, c.Rule)
+			res.Steps++
+			l, err := p.latency(c.Graph, res)
+			if err != nil {
+				return nil, fmt.Errorf("random: %w", err)
+			}
+			if l < res.BestLatency {
+				res.Best, res.BestLatency = c.Graph, l
+				bestPath = append([]string(nil), path...)
+			}
+			return c.Graph, nil
+		})
+		return bestPath, err
+	})
 }
 
 // Algorithms maps the --search names to their functions.

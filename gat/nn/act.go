@@ -9,15 +9,8 @@ import "math"
 // LeakyReLU writes y = x for x > 0 and slope*x otherwise (ReLU when slope
 // is 0). x and y may be the same slice.
 func LeakyReLU[F Float](x, y []F, slope F) {
-	y = y[:len(x)]
-	tab := [2]F{slope, 1}
-	for i, v := range x {
-		j := 0
-		if v > 0 {
-			j = 1
-		}
-		y[i] = tab[j] * v
-	}
+	// The forward pass is the backward pass with x as the incoming gradient.
+	LeakyReLUBackward(x, x, y, slope)
 }
 
 // LeakyReLUBackward writes dx = dy * (x > 0 ? 1 : slope), given the input

@@ -3,6 +3,8 @@ package nn
 import (
 	"math"
 	"testing"
+
+	"github.com/xrl-dev/xrl/internal/fdcheck"
 )
 
 func TestLinearGrad(t *testing.T) {
@@ -17,9 +19,9 @@ func TestLinearGrad(t *testing.T) {
 		loss()
 		dx := make([]float64, len(x))
 		l.Backward(x, r, tc.rows, dx)
-		checkGrad(t, "linear.w", l.W.Value, l.W.Grad, loss)
-		checkGrad(t, "linear.b", l.B.Value, l.B.Grad, loss)
-		checkGrad(t, "linear.x", x, dx, loss)
+		fdcheck.Grad(t, "linear.w", l.W.Value, l.W.Grad, loss)
+		fdcheck.Grad(t, "linear.b", l.B.Value, l.B.Grad, loss)
+		fdcheck.Grad(t, "linear.x", x, dx, loss)
 	}
 }
 
@@ -41,7 +43,7 @@ func TestActivationGrads(t *testing.T) {
 		loss := func() float64 { tc.fwd(); return project(r, y) }
 		loss()
 		tc.bwd()
-		checkGrad(t, tc.name, x, dx, loss)
+		fdcheck.Grad(t, tc.name, x, dx, loss)
 	}
 }
 
@@ -56,7 +58,7 @@ func TestIndexGrads(t *testing.T) {
 	loss := func() float64 { GatherRows(src, cols, idx, dst); return project(r, dst) }
 	dsrc := make([]float64, len(src))
 	ScatterAddRows(r, cols, idx, dsrc)
-	checkGrad(t, "gather", src, dsrc, loss)
+	fdcheck.Grad(t, "gather", src, dsrc, loss)
 
 	// Scatter-add (segment sum by id): backward is a gather.
 	x := randVec(rng, len(idx)*cols)
@@ -65,7 +67,7 @@ func TestIndexGrads(t *testing.T) {
 	loss2 := func() float64 { clear(out); ScatterAddRows(x, cols, idx, out); return project(r2, out) }
 	dxs := make([]float64, len(x))
 	GatherRows(r2, cols, idx, dxs)
-	checkGrad(t, "scatter", x, dxs, loss2)
+	fdcheck.Grad(t, "scatter", x, dxs, loss2)
 
 	// Weighted CSR segment sum (per-graph pooling), with an empty segment.
 	off := []int32{0, 3, 3, 8}
@@ -75,7 +77,7 @@ func TestIndexGrads(t *testing.T) {
 	loss3 := func() float64 { SegmentSum(src, cols, off, idx, w, seg); return project(r3, seg) }
 	dsrc3 := make([]float64, len(src))
 	SegmentSumBackward(r3, cols, off, idx, w, dsrc3)
-	checkGrad(t, "segmentsum", src, dsrc3, loss3)
+	fdcheck.Grad(t, "segmentsum", src, dsrc3, loss3)
 
 	// Concat.
 	a, b := randVec(rng, 4*2), randVec(rng, 4*3)
@@ -84,8 +86,8 @@ func TestIndexGrads(t *testing.T) {
 	loss4 := func() float64 { ConcatCols(a, 2, b, 3, 4, cat); return project(r4, cat) }
 	da, db := make([]float64, len(a)), make([]float64, len(b))
 	SplitCols(r4, 2, 3, 4, da, db)
-	checkGrad(t, "concat.a", a, da, loss4)
-	checkGrad(t, "concat.b", b, db, loss4)
+	fdcheck.Grad(t, "concat.a", a, da, loss4)
+	fdcheck.Grad(t, "concat.b", b, db, loss4)
 }
 
 func TestSegmentSoftmaxGrad(t *testing.T) {
@@ -111,7 +113,7 @@ func TestSegmentSoftmaxGrad(t *testing.T) {
 	}
 	dx := make([]float64, len(x))
 	SegmentSoftmaxBackward(y, r, cols, off, dx)
-	checkGrad(t, "segmentsoftmax", x, dx, loss)
+	fdcheck.Grad(t, "segmentsoftmax", x, dx, loss)
 }
 
 func TestLogSoftmaxEntropyGrad(t *testing.T) {
@@ -161,7 +163,7 @@ func TestLogSoftmaxEntropyGrad(t *testing.T) {
 				dz[i] = 0 // a masked logit is a constant: the loss does not depend on z[i]
 			}
 		}
-		checkGrad(t, "logsoftmax+entropy", z, dz, loss)
+		fdcheck.Grad(t, "logsoftmax+entropy", z, dz, loss)
 	}
 }
 
@@ -201,9 +203,9 @@ func TestGATGrad(t *testing.T) {
 		dhout := append([]float64(nil), r...) // Backward overwrites it
 		l.Backward(g, hin, hout, &c, &sc, dhout, dhin)
 		for _, p := range l.Params() {
-			checkGrad(t, p.Name, p.Value, p.Grad, loss)
+			fdcheck.Grad(t, p.Name, p.Value, p.Grad, loss)
 		}
-		checkGrad(t, "gat.hin", hin, dhin, loss)
+		fdcheck.Grad(t, "gat.hin", hin, dhin, loss)
 	}
 }
 
@@ -224,7 +226,7 @@ func TestMLPGrad(t *testing.T) {
 	dx := make([]float64, len(x))
 	m.Backward(&c, r, dx)
 	for _, p := range m.Params() {
-		checkGrad(t, p.Name, p.Value, p.Grad, loss)
+		fdcheck.Grad(t, p.Name, p.Value, p.Grad, loss)
 	}
-	checkGrad(t, "mlp.x", x, dx, loss)
+	fdcheck.Grad(t, "mlp.x", x, dx, loss)
 }

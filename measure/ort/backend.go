@@ -87,6 +87,20 @@ func (b *Backend) sessionOptions(lvl ortgo.GraphOptimizationLevel) (*ortgo.Sessi
 	return opts, nil
 }
 
+// encode serialises m to ONNX and returns it with session options at
+// optimisation level lvl (see sessionOptions); the caller destroys them.
+func (b *Backend) encode(m *graph.Model, lvl ortgo.GraphOptimizationLevel) ([]byte, *ortgo.SessionOptions, error) {
+	data, err := onnx.Encode(m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
+	}
+	opts, err := b.sessionOptions(lvl)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, opts, nil
+}
+
 // Load serialises m to ONNX and creates an ONNX Runtime session for it.
 func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
 	return b.load(m, "")
@@ -98,11 +112,7 @@ func (b *Backend) load(m *graph.Model, profilePrefix string) (*session, error) {
 	if err := sysmem.CheckGraph(m.Graph); err != nil {
 		return nil, fmt.Errorf("ONNX Runtime session: %w", err)
 	}
-	data, err := onnx.Encode(m)
-	if err != nil {
-		return nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
-	}
-	opts, err := b.sessionOptions(b.optLevel)
+	data, opts, err := b.encode(m, b.optLevel)
 	if err != nil {
 		return nil, err
 	}

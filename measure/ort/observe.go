@@ -6,7 +6,6 @@ import (
 	ortgo "github.com/yalue/onnxruntime_go"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/onnx"
 )
 
 // ObserveTypes runs m once in ONNX Runtime on inputs with every node output
@@ -30,12 +29,8 @@ func (b *Backend) ObserveTypes(m *graph.Model, inputs map[string]*graph.Tensor) 
 			}
 		}
 	}
-	data, err := onnx.Encode(c)
-	if err != nil {
-		return nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
-	}
 	// Every value must survive as it is in the graph: no optimisation.
-	opts, err := b.sessionOptions(ortgo.GraphOptimizationLevelDisableAll)
+	data, opts, err := b.encode(c, ortgo.GraphOptimizationLevelDisableAll)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,6 @@
 """Shared helpers for the corpus exporters: seeding and a deterministic export."""
 
+import argparse
 import os
 import random
 
@@ -10,6 +11,21 @@ def seed_all(seed):
     """Seeds every random source the exporters touch."""
     random.seed(seed)
     torch.manual_seed(seed)
+
+
+def arg_parser(doc, **ints):
+    """Returns a parser described by doc's first line, with -o/--output and an
+    integer option --NAME per keyword NAME=default, in order."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("-o", "--output", required=True, help="ONNX file to write")
+    add_ints(ap, **ints)
+    return ap
+
+
+def add_ints(ap, **ints):
+    """Adds an integer option --NAME per keyword NAME=default, in order."""
+    for name, default in ints.items():
+        ap.add_argument("--" + name, type=int, default=default)
 
 
 def export(model, args, path, opset, input_names, output_names, dynamic_axes=None):

@@ -13,10 +13,10 @@ input_ids [batch, seq] (int64, both axes dynamic); output logits
 The export runs with gradients enabled (torch 1.13 cannot export the
 encoder layer's inference fast path).
 """
-import argparse
-
 import torch
 from torch import nn
+
+from common import add_ints, arg_parser, export, seed_all
 
 
 class DecoderLM(nn.Module):
@@ -43,22 +43,15 @@ class DecoderLM(nn.Module):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", required=True, help="ONNX file to write")
-    ap.add_argument("--layers", type=int, default=4)
-    ap.add_argument("--dim", type=int, default=384)
-    ap.add_argument("--heads", type=int, default=6)
+    ap = arg_parser(__doc__, layers=4, dim=384, heads=6)
     ap.add_argument("--seq", type=int, default=128, help="sequence length of the example input")
-    ap.add_argument("--vocab", type=int, default=4000)
-    ap.add_argument("--opset", type=int, default=14)
-    ap.add_argument("--seed", type=int, default=0)
+    add_ints(ap, vocab=4000, opset=14, seed=0)
     a = ap.parse_args()
-    torch.manual_seed(a.seed)
+    seed_all(a.seed)
     m = DecoderLM(a.vocab, max(512, a.seq), a.dim, a.heads, a.layers).eval()
     ids = torch.randint(0, a.vocab, (1, a.seq), dtype=torch.int64)
-    torch.onnx.export(m, (ids,), a.output, input_names=["input_ids"], output_names=["logits"],
-                      dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}},
-                      opset_version=a.opset, do_constant_folding=True)
+    export(m, (ids,), a.output, a.opset, ["input_ids"], ["logits"],
+           {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}})
 
 
 if __name__ == "__main__":

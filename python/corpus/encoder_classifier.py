@@ -13,10 +13,10 @@ read only the first token's hidden state. The input is input_ids
 torch 1.13 cannot export nn.TransformerEncoderLayer's inference fast path,
 so the export runs with gradients enabled (the module is in eval mode).
 """
-import argparse
-
 import torch
 from torch import nn
+
+from common import add_ints, arg_parser, export, seed_all
 
 
 class EncoderClassifier(nn.Module):
@@ -45,23 +45,15 @@ class EncoderClassifier(nn.Module):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", required=True, help="ONNX file to write")
-    ap.add_argument("--layers", type=int, default=4)
-    ap.add_argument("--dim", type=int, default=384)
-    ap.add_argument("--heads", type=int, default=6)
+    ap = arg_parser(__doc__, layers=4, dim=384, heads=6)
     ap.add_argument("--seq", type=int, default=128, help="sequence length of the example input")
-    ap.add_argument("--vocab", type=int, default=8000)
-    ap.add_argument("--classes", type=int, default=2)
-    ap.add_argument("--opset", type=int, default=14)
-    ap.add_argument("--seed", type=int, default=0)
+    add_ints(ap, vocab=8000, classes=2, opset=14, seed=0)
     a = ap.parse_args()
-    torch.manual_seed(a.seed)
+    seed_all(a.seed)
     m = EncoderClassifier(a.vocab, max(512, a.seq), a.dim, a.heads, a.layers, 4 * a.dim, a.classes).eval()
     ids = torch.randint(0, a.vocab, (1, a.seq), dtype=torch.int64)
-    torch.onnx.export(m, (ids,), a.output, input_names=["input_ids"], output_names=["logits"],
-                      dynamic_axes={"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}},
-                      opset_version=a.opset, do_constant_folding=True)
+    export(m, (ids,), a.output, a.opset, ["input_ids"], ["logits"],
+           {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}})
 
 
 if __name__ == "__main__":

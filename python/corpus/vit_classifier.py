@@ -13,10 +13,10 @@ reads a ConstantOfShape); output logits [batch, 1000]. Weights are random.
 The export runs with gradients enabled (torch 1.13 cannot export the
 encoder's inference fast path).
 """
-import argparse
-
 import torch
 from torchvision.models.vision_transformer import VisionTransformer
+
+from common import arg_parser, export, seed_all
 
 
 class StaticBatchViT(VisionTransformer):
@@ -32,25 +32,15 @@ class StaticBatchViT(VisionTransformer):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("-o", "--output", required=True, help="ONNX file to write")
-    ap.add_argument("--image", type=int, default=224)
-    ap.add_argument("--patch", type=int, default=16)
-    ap.add_argument("--layers", type=int, default=6)
-    ap.add_argument("--dim", type=int, default=384)
-    ap.add_argument("--heads", type=int, default=6)
-    ap.add_argument("--mlp", type=int, default=1536)
-    ap.add_argument("--opset", type=int, default=14)
-    ap.add_argument("--seed", type=int, default=0)
+    ap = arg_parser(__doc__, image=224, patch=16, layers=6, dim=384, heads=6, mlp=1536, opset=14, seed=0)
     ap.add_argument("--dynamic-batch", action="store_true", help="export the batch axis as dynamic")
     a = ap.parse_args()
-    torch.manual_seed(a.seed)
+    seed_all(a.seed)
     cls = VisionTransformer if a.dynamic_batch else StaticBatchViT
     m = cls(a.image, a.patch, a.layers, a.heads, a.dim, a.mlp).eval()
     x = torch.randn(1, 3, a.image, a.image)
-    torch.onnx.export(m, (x,), a.output, input_names=["pixels"], output_names=["logits"],
-                      dynamic_axes={"pixels": {0: "batch"}, "logits": {0: "batch"}} if a.dynamic_batch else None,
-                      opset_version=a.opset, do_constant_folding=True)
+    export(m, (x,), a.output, a.opset, ["pixels"], ["logits"],
+           {"pixels": {0: "batch"}, "logits": {0: "batch"}} if a.dynamic_batch else None)
 
 
 if __name__ == "__main__":
