@@ -204,3 +204,14 @@ func (g *Graph) Names() map[string]bool {
 	}
 	return used
 }
+
+// UniqueName returns base, or base with the first numeric suffix ("_1",
+// "_2", ...) that used does not hold, and adds it to used.
+func UniqueName(used map[string]bool, base string) string {
+	name := base
+	for i := 1; used[name]; i++ {
+		name = fmt.Sprintf("%s_%d", base, i)
+	}
+	used[name] = true
+	return name
+}

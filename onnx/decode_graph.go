@@ -90,12 +90,7 @@ func (d *decoder) newValue(name, kind string) *graph.Value {
 
 // uniqueName returns base, or base with a numeric suffix, unused so far.
 func (d *decoder) uniqueName(base string) string {
-	name := base
-	for i := 1; d.names[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	d.names[name] = true
-	return name
+	return graph.UniqueName(d.names, base)
 }
 
 // define creates the values of initializers, inputs, node outputs and

@@ -2,13 +2,13 @@ package pipeline
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -17,19 +17,7 @@ import (
 // prepares it at batch 1, 8 positions.
 func smallDecoder(t *testing.T) *Start {
 	t.Helper()
-	f, err := os.Open("../rewrite/testdata/decoder_lm_small.onnx.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := graphtest.Gunzip(t, "../rewrite/testdata/decoder_lm_small.onnx.gz")
 	path := filepath.Join(t.TempDir(), "decoder.onnx")
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)

@@ -387,10 +387,5 @@ func (f *attnFuser) newValue(name string, dt graph.DType, s []int) *graph.Value 
 
 // unique returns base, or base with a numeric suffix, unused in the graph.
 func (f *attnFuser) unique(base string) string {
-	name := base
-	for i := 1; f.names[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	f.names[name] = true
-	return name
+	return graph.UniqueName(f.names, base)
 }

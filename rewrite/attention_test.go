@@ -1,14 +1,11 @@
 package rewrite
 
 import (
-	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
 	"testing"
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
@@ -16,31 +13,11 @@ import (
 // loadGzBoundFolded is loadBoundFolded for a gzip-compressed model.
 func loadGzBoundFolded(t *testing.T, path string, bind map[string][]int) *graph.Graph {
 	t.Helper()
-	f, err := os.Open(path)
+	m, err := onnx.Decode(graphtest.Gunzip(t, path), onnx.DecodeOptions{Source: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := io.Copy(&buf, zr); err != nil {
-		t.Fatal(err)
-	}
-	m, err := onnx.Decode(buf.Bytes(), onnx.DecodeOptions{Source: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := m.Graph.BindShapes(bind); err != nil {
-		t.Fatal(err)
-	}
-	g, _, err := Fold(m.Graph, executor.Evaluate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return bindFolded(t, m, bind)
 }
 
 func countOps(g *graph.Graph, op string) int {

@@ -269,12 +269,7 @@ func (p *pruner) intConst(base string, data []int64) *graph.Value {
 
 // unique returns base, or base with a numeric suffix, unused in the graph.
 func (p *pruner) unique(base string) string {
-	name := base
-	for i := 1; p.names[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	p.names[name] = true
-	return name
+	return graph.UniqueName(p.names, base)
 }
 
 // isParamInput reports whether input i of n is a Param input (shape,

@@ -18,6 +18,12 @@ func loadBoundFolded(t *testing.T, path string, bind map[string][]int) *graph.Gr
 	if err != nil {
 		t.Fatal(err)
 	}
+	return bindFolded(t, m, bind)
+}
+
+// bindFolded binds m's inputs and folds its graph.
+func bindFolded(t *testing.T, m *graph.Model, bind map[string][]int) *graph.Graph {
+	t.Helper()
 	if err := m.Graph.BindShapes(bind); err != nil {
 		t.Fatal(err)
 	}

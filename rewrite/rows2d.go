@@ -335,10 +335,5 @@ func (r *rows2d) newValue(name string, dt graph.DType, s []int) *graph.Value {
 }
 
 func (r *rows2d) unique(base string) string {
-	name := base
-	for i := 1; r.names[name]; i++ {
-		name = fmt.Sprintf("%s_%d", base, i)
-	}
-	r.names[name] = true
-	return name
+	return graph.UniqueName(r.names, base)
 }

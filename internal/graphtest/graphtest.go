@@ -3,6 +3,9 @@
 package graphtest
 
 import (
+	"compress/gzip"
+	"io"
+	"os"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -31,4 +34,24 @@ func Build(tb testing.TB, f func(b *graph.Builder)) *graph.Graph {
 	b := graph.NewBuilder("test")
 	f(b)
 	return Graph(tb, b)
+}
+
+// Gunzip returns the decompressed contents of the gzip file at path,
+// failing tb on any error.
+func Gunzip(tb testing.TB, path string) []byte {
+	tb.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return b
 }

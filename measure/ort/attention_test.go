@@ -60,14 +60,7 @@ func attentionModel(t *testing.T, batch, seq, din, hidden, heads int, scale floa
 // TestAttentionKernelMatchesORT checks the Go executor's com.microsoft
 // Attention against ONNX Runtime's own kernel.
 func TestAttentionKernelMatchesORT(t *testing.T) {
-	goBE, err := measure.NewBackend("go", measure.BackendOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ortBE, err := measure.NewBackend("ort", measure.BackendOptions{})
-	if err != nil {
-		t.Fatalf("ONNX Runtime must be installed (scripts/setup): %v", err)
-	}
+	goBE, ortBE := goAndORT(t)
 	tests := []struct {
 		name                           string
 		batch, seq, din, hidden, heads int

@@ -12,14 +12,7 @@ import (
 // same outputs for every zoo model at the cpu preset (relative error as
 // defined by measure.VerifyResult, bound 1e-4, two seeds).
 func TestZooParity(t *testing.T) {
-	goBE, err := measure.NewBackend("go", measure.BackendOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ortBE, err := measure.NewBackend("ort", measure.BackendOptions{})
-	if err != nil {
-		t.Fatalf("ONNX Runtime must be installed (scripts/setup): %v", err)
-	}
+	goBE, ortBE := goAndORT(t)
 	names := models.Names()
 	if len(names) != 12 {
 		t.Errorf("zoo has %d models, want 12", len(names))
@@ -40,4 +33,19 @@ func TestZooParity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// goAndORT returns the Go executor and ONNX Runtime backends with default
+// options; ONNX Runtime must be installed.
+func goAndORT(t *testing.T) (goBE, ortBE measure.Backend) {
+	t.Helper()
+	goBE, err := measure.NewBackend("go", measure.BackendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ortBE, err = measure.NewBackend("ort", measure.BackendOptions{})
+	if err != nil {
+		t.Fatalf("ONNX Runtime must be installed (scripts/setup): %v", err)
+	}
+	return goBE, ortBE
 }
