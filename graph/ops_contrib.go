@@ -41,6 +41,13 @@ type AttentionDims struct {
 	Batch, Seq, In, Hidden, Heads int
 }
 
+// FLOPs returns the floating-point operations of an Attention of these
+// sizes: the packed Q/K/V projection, then Q K^T and P V for every head.
+func (d AttentionDims) FLOPs() int64 {
+	bs := int64(d.Batch) * int64(d.Seq)
+	return 2*bs*int64(d.In)*int64(3*d.Hidden) + 4*bs*int64(d.Seq)*int64(d.Hidden)
+}
+
 // AttentionShape checks an Attention node's inputs and attributes against
 // the supported form and returns its sizes.
 func AttentionShape(n *Node) (AttentionDims, error) {

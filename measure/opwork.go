@@ -50,9 +50,7 @@ func opWork(n *graph.Node) (class string, work float64) {
 		}
 	case "Attention":
 		if d, err := graph.AttentionShape(n); err == nil && n.Domain == graph.MicrosoftDomain {
-			// The packed projection, then Q K^T and P V per head.
-			bs := float64(d.Batch * d.Seq)
-			return workFLOPs, 2*bs*float64(d.In)*float64(3*d.Hidden) + 4*bs*float64(d.Seq)*float64(d.Hidden)
+			return workFLOPs, float64(d.FLOPs())
 		}
 	case "Gemm":
 		if len(in0) == 2 {

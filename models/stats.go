@@ -30,8 +30,9 @@ func Params(g *graph.Graph) int64 {
 
 // FLOPs estimates the floating-point operations of one inference of g:
 //
-//   - Conv, ConvTranspose, MatMul, Gemm: 2 per multiply-accumulate
-//     (bias additions are not counted);
+//   - Conv, ConvTranspose, MatMul, Gemm, and com.microsoft Attention (its
+//     Q/K/V projection and both per-head products): 2 per
+//     multiply-accumulate (bias additions and the softmax are not counted);
 //   - MaxPool, AveragePool: one per window element per output element;
 //     GlobalAveragePool and reductions: one per input element;
 //   - data movement (the op table's Movement ops: Reshape, Transpose,
@@ -101,6 +102,11 @@ func nodeFLOPs(nd *graph.Node) int64 {
 			k *= d
 		}
 		return out * k
+	case "Attention":
+		if d, err := graph.AttentionShape(nd); err == nil && nd.Domain == graph.MicrosoftDomain {
+			return d.FLOPs()
+		}
+		return out
 	case "GlobalAveragePool", "GlobalMaxPool", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin":
 		if !okIn {
 			return 0

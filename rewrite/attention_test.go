@@ -6,6 +6,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
+	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
@@ -128,6 +129,11 @@ func TestFuseAttention(t *testing.T) {
 			}
 			if _, err := ruleverify.SameFunction(before, out, 2, 1, 1e-9); err != nil {
 				t.Fatalf("fused graph differs: %v", err)
+			}
+			// The fused node counts its products: FLOPs drop only by the
+			// softmax and scaling work it absorbs.
+			if f0, f1 := models.FLOPs(before), models.FLOPs(out); f1 > f0 || float64(f1) < 0.9*float64(f0) {
+				t.Errorf("FLOPs %d -> %d after fusing, want within 10%% below", f0, f1)
 			}
 		})
 	}
