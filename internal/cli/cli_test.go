@@ -10,6 +10,12 @@ import (
 )
 
 // fixtures writes the test models once per test binary run.
+// fixture returns the path of the named file of fixtures' directory.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	return filepath.Join(fixtures(t), name)
+}
+
 func fixtures(t *testing.T) string {
 	t.Helper()
 	fixtureOnce.Do(func() {

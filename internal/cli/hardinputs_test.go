@@ -17,8 +17,7 @@ import (
 // model, and expects a message naming the file and the input before
 // anything is allocated or written.
 func TestHugeShapes(t *testing.T) {
-	dir := fixtures(t)
-	model := filepath.Join(dir, "mlp.onnx")
+	model := fixture(t, "mlp.onnx")
 	shapes := map[string][]string{
 		"over memory": {"x=100000000000x16", "GiB", "memory available"},
 		"overflow":    {"x=1152921504606846976x16", "2^48"},
@@ -101,8 +100,7 @@ func TestOpsetRange(t *testing.T) {
 // TestOutputPathCheckedFirst gives optimize outputs it cannot write and
 // expects the error before the search starts.
 func TestOutputPathCheckedFirst(t *testing.T) {
-	dir := fixtures(t)
-	model := filepath.Join(dir, "mlp.onnx")
+	model := fixture(t, "mlp.onnx")
 	tmp := t.TempDir()
 	file := filepath.Join(tmp, "file")
 	if err := os.WriteFile(file, nil, 0o644); err != nil {

@@ -11,8 +11,7 @@ import (
 // keys and uses it in optimize; bad flags and files fail with exit codes
 // and messages that name them.
 func TestRegal(t *testing.T) {
-	dir := fixtures(t)
-	mlp := filepath.Join(dir, "mlp.onnx")
+	mlp := fixture(t, "mlp.onnx")
 	tmp := t.TempDir()
 	net := filepath.Join(tmp, "n.regal")
 	small := []string{"--budget", "4", "--population", "2", "--horizon", "3", "--seeds", "1"}

@@ -11,8 +11,7 @@ import (
 )
 
 func TestTrainEGRLFlagErrors(t *testing.T) {
-	dir := fixtures(t)
-	model := filepath.Join(dir, "mlp.onnx")
+	model := fixture(t, "mlp.onnx")
 	for _, c := range []struct {
 		name string
 		args []string

@@ -32,8 +32,7 @@ var smallNet = []string{"--gat-layers", "2", "--hidden", "16", "--heads", "2", "
 	"--horizon", "8", "--update-every", "2", "--runs", "3", "--max-time", "1s"}
 
 func TestTrainFlagErrors(t *testing.T) {
-	dir := fixtures(t)
-	model := filepath.Join(dir, "mlp.onnx")
+	model := fixture(t, "mlp.onnx")
 	cases := []struct {
 		name string
 		args []string
@@ -64,7 +63,7 @@ func TestTrainFlagErrors(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "--search") {
 		t.Errorf("--agent with --search: exit %d, %s", code, stderr)
 	}
-	code, _, stderr = run("optimize", model, "-o", filepath.Join(t.TempDir(), "o.onnx"), "--agent", filepath.Join(dir, "mlp.onnx"))
+	code, _, stderr = run("optimize", model, "-o", filepath.Join(t.TempDir(), "o.onnx"), "--agent", model)
 	if code != exitError || !strings.Contains(stderr, "--agent") {
 		t.Errorf("--agent with a non-checkpoint: exit %d, %s", code, stderr)
 	}
