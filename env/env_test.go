@@ -27,11 +27,20 @@ func newTestEnv(t testing.TB, cfg Config) *Env {
 }
 
 func TestCheckPasses(t *testing.T) {
-	if err := Check(newTestEnv(t, Config{}), CheckOptions{Episodes: 3}); err != nil {
-		t.Fatal(err)
-	}
-	if err := Check(newTestEnv(t, Config{MaxCandidates: 2, FeedbackEvery: 2}), CheckOptions{Episodes: 3}); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"defaults", Config{}},
+		{"few candidates, sparse feedback", Config{MaxCandidates: 2, FeedbackEvery: 2}},
+		{"candidate gains", Config{Latency: opLatency{}, MaxCandidates: 2, CandidateGains: true}},
+		{"no-op after a step", Config{NoOpAfter: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := Check(newTestEnv(t, tc.cfg), CheckOptions{Episodes: 3}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
