@@ -21,6 +21,22 @@ func loadGzBoundFolded(t *testing.T, path string, bind map[string][]int) *graph.
 	return bindFolded(t, m, bind)
 }
 
+// applyPass applies pass to g, failing t on an error or when the pass
+// modified g; it returns a copy of g as it was, the result and whether the
+// pass changed anything.
+func applyPass(t *testing.T, name string, pass func(*graph.Graph) (*graph.Graph, bool, error), g *graph.Graph) (before, out *graph.Graph, changed bool) {
+	t.Helper()
+	before = g.Clone()
+	out, changed, err := pass(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.CanonicalHash() != before.CanonicalHash() {
+		t.Fatalf("%s modified its argument", name)
+	}
+	return before, out, changed
+}
+
 func countOps(g *graph.Graph, op string) int {
 	c := 0
 	for _, n := range g.Nodes {
@@ -102,14 +118,7 @@ func TestFuseAttention(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			g := tt.graph(t)
 			softmax := countOps(g, "Softmax")
-			before := g.Clone()
-			out, changed, err := FuseAttention(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g.CanonicalHash() != before.CanonicalHash() {
-				t.Fatal("FuseAttention modified its argument")
-			}
+			before, out, changed := applyPass(t, "FuseAttention", FuseAttention, g)
 			if changed != (tt.fused > 0) {
 				t.Fatalf("changed = %v, want %v", changed, tt.fused > 0)
 			}

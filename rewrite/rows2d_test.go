@@ -44,14 +44,7 @@ func TestRows2D(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := tt.graph(t)
-			before := g.Clone()
-			out, changed, err := Rows2D(g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g.CanonicalHash() != before.CanonicalHash() {
-				t.Fatal("Rows2D modified its argument")
-			}
+			before, out, changed := applyPass(t, "Rows2D", Rows2D, g)
 			if changed != tt.changed {
 				t.Fatalf("changed = %v, want %v", changed, tt.changed)
 			}
@@ -69,10 +62,11 @@ func TestRows2D(t *testing.T) {
 				}
 			}
 			if tt.then != nil {
-				var ok bool
-				if out, ok, err = tt.then(out); err != nil || !ok {
+				next, ok, err := tt.then(out)
+				if err != nil || !ok {
 					t.Fatalf("second pass: changed %v, %v", ok, err)
 				}
+				out = next
 				if got := countOps(out, "Attention"); got != tt.attention {
 					t.Errorf("%d Attention nodes, want %d", got, tt.attention)
 				}
