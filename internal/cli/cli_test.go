@@ -80,8 +80,7 @@ func expectRun(t *testing.T, args []string, wantCode int, wantOut, wantErr []str
 }
 
 func TestErrorPaths(t *testing.T) {
-	dir := fixtures(t)
-	f := func(name string) string { return filepath.Join(dir, name) }
+	f := func(name string) string { return fixture(t, name) }
 	out := filepath.Join(t.TempDir(), "out.onnx")
 	cases := []struct {
 		name string
@@ -136,8 +135,7 @@ func TestErrorPaths(t *testing.T) {
 }
 
 func TestCommandsWork(t *testing.T) {
-	dir := fixtures(t)
-	f := func(name string) string { return filepath.Join(dir, name) }
+	f := func(name string) string { return fixture(t, name) }
 	out := filepath.Join(t.TempDir(), "copy.onnx")
 	cases := []struct {
 		name string

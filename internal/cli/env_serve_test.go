@@ -18,8 +18,7 @@ import (
 )
 
 func TestEnvServeErrors(t *testing.T) {
-	dir := fixtures(t)
-	f := func(name string) string { return filepath.Join(dir, name) }
+	f := func(name string) string { return fixture(t, name) }
 	cases := []struct {
 		name string
 		args []string
