@@ -102,14 +102,7 @@ func TestLegacyImportOpaque(t *testing.T) {
 			if n == nil || !n.IsOpaque() {
 				t.Fatalf("node n imported as IR: %+v", n)
 			}
-			enc, err := Encode(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m2, err := Decode(enc, DecodeOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			m2 := recode(t, m)
 			if m2.Opset("") != m.Opset("") || m2.Graph.CanonicalHash() != m.Graph.CanonicalHash() {
 				t.Errorf("round trip: opset %d -> %d, hash changed %v", m.Opset(""), m2.Opset(""),
 					m2.Graph.CanonicalHash() != m.Graph.CanonicalHash())

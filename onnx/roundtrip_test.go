@@ -88,6 +88,16 @@ func TestModelFieldsRoundTrip(t *testing.T) {
 		ProducerName: "p", ProducerVersion: "1.0", Domain: "org.example", ModelVersion: 42,
 		Doc: "doc", Metadata: []graph.StringPair{{Key: "k", Value: "v"}, {Key: "k2", Value: ""}},
 	}
+	got := recode(t, m)
+	got.Graph, m.Graph = nil, nil
+	if fmt.Sprint(*got) != fmt.Sprint(*m) {
+		t.Errorf("got %+v, want %+v", *got, *m)
+	}
+}
+
+// recode encodes m and decodes the bytes again, failing t on an error.
+func recode(t *testing.T, m *graph.Model) *graph.Model {
+	t.Helper()
 	enc, err := Encode(m)
 	if err != nil {
 		t.Fatal(err)
@@ -96,8 +106,5 @@ func TestModelFieldsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Graph, m.Graph = nil, nil
-	if fmt.Sprint(*got) != fmt.Sprint(*m) {
-		t.Errorf("got %+v, want %+v", *got, *m)
-	}
+	return got
 }
