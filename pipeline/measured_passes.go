@@ -12,7 +12,6 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/rewrite"
-	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
 
 // DefaultMeasuredPasses are the whole-graph passes tried on the result of
@@ -35,14 +34,14 @@ var DefaultMeasuredPasses = []string{"fuse-attention", "rows-2d"}
 // reported and skipped. allowed, when not empty, limits the passes to
 // those it names (a --rules list).
 func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
+	named, err := PassesNamed(names)
+	if err != nil {
+		return nil, fmt.Errorf("measured passes: %w", err)
+	}
 	var passes []rewrite.Pass
-	for _, name := range names {
-		i := slices.IndexFunc(rewrite.Passes, func(p rewrite.Pass) bool { return p.Name == name })
-		if i < 0 {
-			return nil, fmt.Errorf("measured passes: unknown pass %q (known: %s)", name, passNames())
-		}
-		if len(allowed) == 0 || slices.Contains(allowed, name) {
-			passes = append(passes, rewrite.Passes[i])
+	for _, p := range named {
+		if len(allowed) == 0 || slices.Contains(allowed, p.Name) {
+			passes = append(passes, p)
 		}
 	}
 	bases := []struct {
@@ -103,8 +102,8 @@ func applyPasses(w io.Writer, passes []rewrite.Pass, g *graph.Graph, seed uint64
 }
 
 // applyChecked applies p to g and returns the folded result when it
-// changed g and computes what g does in float64; nil when p changed
-// nothing.
+// changed g and computes what g does in float64 (the check the search's
+// passes get); nil when p changed nothing.
 func applyChecked(p rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, error) {
 	next, changed, err := p.Apply(g)
 	if err != nil || !changed {
@@ -114,7 +113,7 @@ func applyChecked(p rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, er
 	if err != nil {
 		return nil, fmt.Errorf("folding: %w", err)
 	}
-	if _, err := ruleverify.SameFunction(g, next, 2, seed, passTolerance); err != nil {
+	if err := passCheck(seed)(g, next); err != nil {
 		return nil, err
 	}
 	return next, nil
@@ -134,11 +133,21 @@ func compareOnDefault(ref *graph.Graph, a, b *graph.Model, m Measurement, seed u
 	return measure.CompareModels(be, a, b, in, m.Measure)
 }
 
-// passNames lists the shipped passes' names.
-func passNames() string {
-	var names []string
-	for _, p := range rewrite.Passes {
-		names = append(names, p.Name)
+// PassesNamed returns the shipped whole-graph passes with these names, in
+// the given order, or an error naming the first unknown one and the known
+// ones.
+func PassesNamed(names []string) ([]rewrite.Pass, error) {
+	var out []rewrite.Pass
+	for _, name := range names {
+		i := slices.IndexFunc(rewrite.Passes, func(p rewrite.Pass) bool { return p.Name == name })
+		if i < 0 {
+			known := make([]string, len(rewrite.Passes))
+			for j, p := range rewrite.Passes {
+				known[j] = p.Name
+			}
+			return nil, fmt.Errorf("unknown pass %q (known: %s)", name, strings.Join(known, ", "))
+		}
+		out = append(out, rewrite.Passes[i])
 	}
-	return strings.Join(names, ", ")
+	return out, nil
 }

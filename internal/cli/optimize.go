@@ -9,7 +9,6 @@ import (
 
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
-	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -165,14 +164,8 @@ func measuredPasses(names []string) ([]string, error) {
 	if len(names) == 1 && names[0] == "none" {
 		return nil, nil
 	}
-	var known []string
-	for _, p := range rewrite.Passes {
-		known = append(known, p.Name)
-	}
-	for _, n := range names {
-		if !slices.Contains(known, n) {
-			return nil, usagef("--measured-passes: unknown pass %q (use none, or some of: %s)", n, strings.Join(known, ", "))
-		}
+	if _, err := pipeline.PassesNamed(names); err != nil {
+		return nil, usagef("--measured-passes: %v (or none)", err)
 	}
 	return names, nil
 }
