@@ -10,8 +10,12 @@ import (
 )
 
 // Default tolerances of Verify, for float32 models: an element passes when
-// |a-b| <= DefaultATol + DefaultRTol*|b| (numpy.allclose's rule), and each
-// output's relative L2 error must also stay within DefaultRTol.
+// |a-b| <= DefaultATol*s + DefaultRTol*|b|, numpy.allclose's rule with the
+// absolute tolerance in units of the output's scale s (its root mean square,
+// at least 1), and each output's relative L2 error must also stay within
+// DefaultRTol. Scaling atol keeps a near-zero element of a large output (a
+// logit near 0 among logits of size 50) from failing on float32 rounding,
+// whose size follows the magnitude of the terms summed, not of the result.
 const (
 	DefaultRTol = 1e-4
 	DefaultATol = 1e-5
@@ -26,9 +30,10 @@ type VerifyOptions struct {
 	FirstSeed uint64
 	// Tolerance is the relative tolerance rtol (0: DefaultRTol).
 	Tolerance float64
-	// ATol is the absolute tolerance atol (0: DefaultATol). It keeps
+	// ATol is the absolute tolerance atol (0: DefaultATol), in units of
+	// the output's scale (its root mean square, at least 1). It keeps
 	// near-zero outputs (a sigmoid's tail, a cancelled sum) from failing on
-	// float32 rounding that is tiny in absolute terms.
+	// float32 rounding that is tiny next to the output's magnitude.
 	ATol float64
 }
 
@@ -37,7 +42,8 @@ type OutputError struct {
 	Name string
 	// MaxAbs is the largest |a-b|.
 	MaxAbs float64
-	// Ratio is the largest |a-b| / (atol + rtol*|b|): at most 1 passes.
+	// Ratio is the largest |a-b| / (atol*s + rtol*|b|), s the output's
+	// scale: at most 1 passes.
 	Ratio float64
 	// RelL2 is the largest ||a-b|| / max(||b||, (atol/rtol)*sqrt(n)) over
 	// the seeds (n elements; the floor keeps an all-zero output meaningful).
@@ -52,8 +58,8 @@ type VerifyResult struct {
 	RTol, ATol float64
 	// MaxAbs is the largest absolute difference over all outputs and seeds.
 	MaxAbs float64
-	// MaxRatio is the largest |a-b| / (atol + rtol*|b|) over all elements;
-	// OK needs it <= 1.
+	// MaxRatio is the largest |a-b| / (atol*s + rtol*|b|) over all
+	// elements, s the output's scale; OK needs it <= 1.
 	MaxRatio float64
 	// MaxRelL2 is the largest relative L2 error of an output; OK needs it
 	// <= rtol.
@@ -73,7 +79,7 @@ func (r VerifyResult) String() string {
 	if !r.OK {
 		verdict = "DIFFERENT"
 	}
-	s := fmt.Sprintf("%s (|a-b| <= %g + %g*|b|): max abs error %.3g, max |a-b|/(atol+rtol*|b|) %.3g, max rel L2 error %.3g",
+	s := fmt.Sprintf("%s (|a-b| <= %g*s + %g*|b|, s = max(1, RMS(b))): max abs error %.3g, max |a-b|/(atol*s+rtol*|b|) %.3g, max rel L2 error %.3g",
 		verdict, r.ATol, r.RTol, r.MaxAbs, r.MaxRatio, r.MaxRelL2)
 	if r.Worst != "" && r.MaxRatio > 0 {
 		s += " (worst: " + r.Worst + ")"
@@ -85,7 +91,7 @@ func (r VerifyResult) String() string {
 func (r VerifyResult) Details() string {
 	var b strings.Builder
 	for _, o := range r.Outputs {
-		fmt.Fprintf(&b, "  output %q: max abs error %.3g, max |a-b|/(atol+rtol*|b|) %.3g, rel L2 error %.3g", o.Name, o.MaxAbs, o.Ratio, o.RelL2)
+		fmt.Fprintf(&b, "  output %q: max abs error %.3g, max |a-b|/(atol*s+rtol*|b|) %.3g, rel L2 error %.3g", o.Name, o.MaxAbs, o.Ratio, o.RelL2)
 		if o.Mismatched {
 			b.WriteString(", NaN/Inf in only one model")
 		}
@@ -217,8 +223,8 @@ func runtimeInputs(g *graph.Graph) []*graph.Value {
 }
 
 // compareTensors compares x (first model) with y (reference) element by
-// element under |x-y| <= atol + rtol*|y|, and as a whole by the relative
-// L2 error. Elements that are NaN or Inf in either are compared for
+// element under |x-y| <= atol*s + rtol*|y|, s = max(1, RMS(y)), and as a
+// whole by the relative L2 error. Elements that are NaN or Inf in either are compared for
 // identity (Mismatched when they differ) and left out of the other figures.
 func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error) {
 	var e OutputError
@@ -236,6 +242,7 @@ func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error)
 	if err != nil {
 		return e, err
 	}
+	atol *= outputScale(b)
 	var diff2, ref2 float64
 	for i := range a {
 		fa, fb := a[i], b[i]
@@ -255,4 +262,21 @@ func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error)
 	// dominates the element rule) is measured against that magnitude.
 	e.RelL2 = math.Sqrt(diff2) / math.Max(math.Sqrt(ref2), atol/rtol*math.Sqrt(float64(max(1, len(b)))))
 	return e, nil
+}
+
+// outputScale is the root mean square of the finite elements of b, at
+// least 1: the unit of the absolute tolerance.
+func outputScale(b []float64) float64 {
+	var sum float64
+	n := 0
+	for _, v := range b {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			sum += v * v
+			n++
+		}
+	}
+	if n == 0 {
+		return 1
+	}
+	return math.Max(1, math.Sqrt(sum/float64(n)))
 }

@@ -37,6 +37,10 @@ func TestCompareTensorsAllclose(t *testing.T) {
 		{"large values, relative rounding", add(big, 0, 1000*3e-7), big, true},
 		{"large values, one element off by 1e-3 relative", add(big, 1, 0.25), big, false},
 		{"small element of a large output off by 1e-2", add(big, 3, 0.01), big, false},
+		// zoo-resnet18's logits (RMS 54 on one input set): a logit near 0
+		// off by float32 rounding of the large terms summed into it.
+		{"near-zero logit of a large output, float32 rounding", add(big, 3, 7e-5), big, true},
+		{"near-zero element of a unit-scale output, same error", add(sig, 3, 7e-5), sig, false},
 		{"all-zero reference, tiny noise", add(zero, 2, 1e-8), zero, true},
 		{"all-zero reference, real change", add(zero, 2, 1e-3), zero, false},
 		{"NaN in both", nan, nan, true},

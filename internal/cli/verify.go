@@ -31,9 +31,11 @@ func NewCmdVerify(s IO, runF func(*verifyOptions) error) *cobra.Command {
 		Long: `verify runs both models on the same seeded random inputs (several seeds) on each
 runtime and compares their outputs. Integer inputs read as indices by a Gather
 (token ids) are drawn below the size of the table they index. Outputs agree when
-every element satisfies numpy.allclose's rule |a-b| <= atol + rtol*|b| (--atol,
-default 1e-5; --tolerance is rtol, default 1e-4: float32 rounding of reordered
-arithmetic) and each output's relative L2 error ||a-b|| / ||b|| is at most rtol.
+every element satisfies numpy.allclose's rule with the absolute tolerance in units
+of the output's scale, |a-b| <= atol*s + rtol*|b| with s the output's root mean
+square (at least 1) (--atol, default 1e-5; --tolerance is rtol, default 1e-4:
+float32 rounding of reordered arithmetic), and each output's relative L2 error
+||a-b|| / ||b|| is at most rtol.
 Each output's errors are listed; the command exits non-zero when any runtime finds
 a difference. A runtime that cannot run the models (an op the Go executor does not
 implement) is skipped with a note; at least one must run them.`,
@@ -60,7 +62,7 @@ implement) is skipped with a note; at least one must run them.`,
 	f := c.Flags()
 	f.StringSliceVar(&opts.Runtimes, "runtime", []string{"go", "ort"}, "runtimes to check on (go, ort)")
 	f.IntVar(&opts.Seeds, "seeds", 3, "number of random input sets")
-	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "relative tolerance rtol: |a-b| <= atol + rtol*|b| per element, relative L2 error <= rtol per output")
+	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "relative tolerance rtol: |a-b| <= atol*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
 	f.Float64Var(&opts.ATol, "atol", measure.DefaultATol, "absolute tolerance atol (covers near-zero outputs)")
 	return c
 }
