@@ -69,6 +69,11 @@ type Measured struct {
 	Options MeasureOptions
 	// Seed for the random inputs (0 means 1).
 	Seed uint64
+	// Sessions is the least number of fresh sessions a model is timed in
+	// on ONNX Runtime; the middle one's timing is returned. 0 means 1,
+	// except that a model under ShortLatency is always timed in at least
+	// ShortSessions sessions. Other backends use one session.
+	Sessions int
 }
 
 // Name returns the backend's name.
@@ -96,15 +101,19 @@ func (m *Measured) Latency(model *graph.Model) (Stats, error) {
 		return Stats{}, err
 	}
 	st, err := Measure(s, in, m.Options, nil)
-	if err != nil || st.steadyOrMedian() >= ShortLatency || m.Backend.Name() != "ort" {
+	if err != nil || m.Backend.Name() != "ort" {
 		return st, err
 	}
-	// On ONNX Runtime a short model's latency depends on the session it
-	// runs in (where its buffers and threads landed, how fast an idle
-	// worker thread wakes): time it in ShortSessions sessions and take
-	// the middle one.
+	// On ONNX Runtime a model's latency depends on the session it runs in
+	// (where its buffers and threads landed, how fast an idle worker
+	// thread wakes), most of all for a short model: time it in several
+	// sessions and take the middle one.
+	sessions := max(1, m.Sessions)
+	if st.steadyOrMedian() < ShortLatency {
+		sessions = max(sessions, ShortSessions)
+	}
 	runs := []Stats{st}
-	for len(runs) < ShortSessions {
+	for len(runs) < sessions {
 		st, err := m.measureSession(model, in)
 		if err != nil {
 			return Stats{}, err

@@ -52,17 +52,21 @@ func TestMeasuredShortModelSessions(t *testing.T) {
 		name      string
 		backend   string
 		ds        []time.Duration
+		sessions  int
 		wantLoads int
 		want      time.Duration
 	}{
-		{"short on ort: middle of five sessions", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, ShortSessions, 300 * us},
-		{"short on go: one session", "go", []time.Duration{300 * us, 100 * us}, 1, 300 * us},
-		{"long on ort: one session", "ort", []time.Duration{2 * time.Millisecond, 100 * us}, 1, 2 * time.Millisecond},
+		{"short on ort: middle of five sessions", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, 0, ShortSessions, 300 * us},
+		{"short on go: one session", "go", []time.Duration{300 * us, 100 * us}, 0, 1, 300 * us},
+		{"long on ort: one session", "ort", []time.Duration{2 * time.Millisecond, 100 * us}, 0, 1, 2 * time.Millisecond},
+		{"long on ort, three sessions asked: middle of three", "ort", []time.Duration{3 * time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond}, 3, 3, 3 * time.Millisecond},
+		{"short on ort, three sessions asked: still five", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, 3, ShortSessions, 300 * us},
+		{"long on go, three sessions asked: one session", "go", []time.Duration{3 * time.Millisecond, 2 * time.Millisecond}, 3, 1, 3 * time.Millisecond},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			be := &sessionsBackend{name: tc.backend, clock: useFakeClock(t), ds: tc.ds}
-			m := &Measured{Backend: be, Options: MeasureOptions{Warmup: 1, Runs: 16, MaxRuns: 16}}
+			m := &Measured{Backend: be, Options: MeasureOptions{Warmup: 1, Runs: 16, MaxRuns: 16}, Sessions: tc.sessions}
 			st, err := m.Latency(&graph.Model{Graph: &graph.Graph{Name: "m"}})
 			if err != nil {
 				t.Fatal(err)

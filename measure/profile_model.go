@@ -33,6 +33,13 @@ type ProfileOptions struct {
 	Timer LatencyModel
 }
 
+// ProfileTimerSessions is the number of ONNX Runtime sessions the
+// profile model's Timer times a profiled graph in (Measured.Sessions):
+// every candidate costed from that profile inherits the figure's error,
+// and a single session's figure for a millisecond-scale model moves by
+// 10% from one session to the next.
+const ProfileTimerSessions = 3
+
 func (o ProfileOptions) withDefaults() ProfileOptions {
 	o.Warmup = defaults.Positive(o.Warmup, 3)
 	o.Runs = defaults.Positive(o.Runs, 24)

@@ -21,7 +21,7 @@ func init() {
 		}
 		// A profiled graph's latency is timed as "ort" times it, with the
 		// profiler off; the profile apportions it.
-		timer := &measure.Measured{Backend: b, Options: mo}
+		timer := &measure.Measured{Backend: b, Options: mo, Sessions: measure.ProfileTimerSessions}
 		return measure.NewProfileModel(b, measure.ProfileOptions{Timer: timer}), nil
 	})
 }

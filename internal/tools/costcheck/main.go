@@ -7,15 +7,25 @@
 // model, measured interleaved, so that load from other processes cancels.
 // It prints a markdown table; scripts/perf-cost runs it on the zoo.
 //
-//	go run ./internal/tools/costcheck [-steps 4] [-no-cost] [-threads N] [-seq 32] [zoo names or .onnx files]
+// A profiled graph's latency is a timing of it, so the profile model's
+// error on a model is how far two timings of one graph taken seconds apart
+// differ; on a shared virtual machine the machine's speed drifts over
+// seconds. The model is therefore checked in -rounds rounds, each profiling
+// it in a fresh profile model and timing it, in alternating order, and the
+// error is that of the median estimate against the median timing; the
+// range of the rounds' own errors is printed beside it.
+//
+//	go run ./internal/tools/costcheck [-steps 4] [-rounds 3] [-no-cost] [-threads N] [-seq 32] [zoo names or .onnx files]
 package main
 
 import (
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,13 +44,18 @@ func main() {
 	noCost := flag.Bool("no-cost", false, "skip the per-op cost model (slow on large models)")
 	threads := flag.Int("threads", 0, "ONNX Runtime intra-op threads (0 = all cores)")
 	seed := flag.Uint64("seed", 1, "seed of the random rewrites")
+	rounds := flag.Int("rounds", 3, "rounds of profiling and timing each model (median error reported)")
 	flag.IntVar(&seqLen, "seq", 32, "size of the input dimensions after the first that a model leaves dynamic (a sequence axis)")
 	flag.Parse()
 	names := flag.Args()
 	if len(names) == 0 {
 		names = models.Names()
 	}
-	if err := run(names, *steps, !*noCost, *threads, *seed); err != nil {
+	if *rounds < 1 || *steps < 0 {
+		fmt.Fprintf(os.Stderr, "costcheck: -rounds must be at least 1 and -steps at least 0 (got %d, %d)\n", *rounds, *steps)
+		os.Exit(2)
+	}
+	if err := run(names, *steps, *rounds, !*noCost, *threads, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "costcheck:", err)
 		os.Exit(1)
 	}
@@ -91,7 +106,7 @@ func dynamicDims(g *graph.Graph, n int) map[string][]int {
 	return bind
 }
 
-func run(names []string, steps int, withCost bool, threads int, seed uint64) error {
+func run(names []string, steps, rounds int, withCost bool, threads int, seed uint64) error {
 	bo := measure.BackendOptions{Threads: threads}
 	be, err := ort.New(bo)
 	if err != nil {
@@ -109,7 +124,8 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 	}
 	mo := measure.DefaultMeasureOptions()
 	mo.Runs = 40
-	meas := &measure.Measured{Backend: be, Options: mo}
+	// Timed as the profile model's timer times a profiled graph.
+	meas := &measure.Measured{Backend: be, Options: mo, Sessions: measure.ProfileTimerSessions}
 	steady := func(m *graph.Model) (time.Duration, error) {
 		st, err := meas.Latency(m)
 		if err != nil {
@@ -121,9 +137,9 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 	if err != nil {
 		return err
 	}
-	fmt.Printf("ONNX Runtime %s, intra-op threads %d (0 = all cores), candidates %d random rewrites away (seed %d)\n\n", v, threads, steps, seed)
-	fmt.Println("| model | nodes | measured ms | cost model ms | cost error | profile ms | profile error | candidate: rewrites, nodes changed | candidate/model measured (99% CI) | predicted from the profile | ratio error |")
-	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Printf("ONNX Runtime %s, intra-op threads %d (0 = all cores), %d rounds per model, candidates %d random rewrites away (seed %d)\n\n", v, threads, rounds, steps, seed)
+	fmt.Println("| model | nodes | measured ms | cost model ms | cost error | profile ms | profile error | rounds' errors | candidate: rewrites, nodes changed | candidate/model measured (99% CI) | predicted from the profile | ratio error |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, name := range names {
 		m, err := load(name)
 		if err != nil {
@@ -134,17 +150,11 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			return fmt.Errorf("%s: folding: %w", name, err)
 		}
 		start := &graph.Model{Graph: folded, IRVersion: m.IRVersion, Opsets: m.Opsets}
-		// A profile model that never re-profiles, to check the delta
-		// costing; profiled graphs timed as "measured" times them.
-		pm := measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9, Timer: meas})
-		prof, _, err := pm.Estimate(start)
+		pm, profs, gots, err := profileRounds(be, meas, start, rounds, steady)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		got, err := steady(start)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
+		prof, got := median(profs), median(gots)
 		costCell, costErr := "-", "-"
 		if cm != nil {
 			st, err := cm.Latency(start)
@@ -176,13 +186,70 @@ func run(names []string, steps int, withCost bool, threads int, seed uint64) err
 			if change > defaultReprofile {
 				reprof = fmt.Sprintf(" (change %.0f%%: re-profiled in use)", 100*change)
 			}
-			pred := float64(est) / float64(prof)
+			pred := float64(est) / float64(profs[len(profs)-1])
 			candCells = fmt.Sprintf("%d, %d | %.3f (%.3f-%.3f) | %.3f | %+.1f%%%s", applied, changedNodes(start.Graph, cand.Graph),
 				c.Ratio, c.RatioLo, c.RatioHi, pred, 100*(pred/c.Ratio-1), reprof)
 		}
-		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s |\n", filepath.Base(name), len(folded.Nodes), ms(got), costCell, costErr, ms(prof), pct(prof, got), candCells)
+		fmt.Printf("| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", filepath.Base(name), len(folded.Nodes), ms(got), costCell, costErr, ms(prof), pct(prof, got), roundErrors(profs, gots), candCells)
 	}
 	return nil
+}
+
+// profileRounds profiles start in a fresh profile model and times it, in
+// each of rounds rounds, alternating which comes first so that a drift of
+// the machine's speed during the check falls on both. It returns the last
+// round's profile model, which never re-profiles (the candidate check
+// tests the delta costing), with each round's estimate and timing.
+func profileRounds(be measure.Profiler, timer measure.LatencyModel, start *graph.Model, rounds int, steady func(*graph.Model) (time.Duration, error)) (*measure.ProfileModel, []time.Duration, []time.Duration, error) {
+	var pm *measure.ProfileModel
+	var profs, gots []time.Duration
+	for r := 0; r < rounds; r++ {
+		pm = measure.NewProfileModel(be, measure.ProfileOptions{Reprofile: 1e9, Timer: timer})
+		profile := func() error {
+			est, _, err := pm.Estimate(start)
+			profs = append(profs, est)
+			return err
+		}
+		timing := func() error {
+			d, err := steady(start)
+			gots = append(gots, d)
+			return err
+		}
+		first, second := profile, timing
+		if r%2 == 1 {
+			first, second = timing, profile
+		}
+		if err := first(); err != nil {
+			return nil, nil, nil, err
+		}
+		if err := second(); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return pm, profs, gots, nil
+}
+
+// median returns the median of ds (the mean of the middle two for an even
+// count).
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// roundErrors formats the range of the rounds' own errors (estimate
+// against the timing of the same round).
+func roundErrors(profs, gots []time.Duration) string {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range profs {
+		e := 100 * (float64(profs[i])/float64(gots[i]) - 1)
+		lo, hi = math.Min(lo, e), math.Max(hi, e)
+	}
+	return fmt.Sprintf("%+.1f%% to %+.1f%%", lo, hi)
 }
 
 // defaultReprofile is measure.ProfileOptions' default Reprofile share.
