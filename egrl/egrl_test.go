@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/gat"
 )
 
@@ -183,5 +185,37 @@ func TestElitesKept(t *testing.T) {
 		if slices.Contains(old, m) {
 			t.Errorf("child %d is a member of the old population, not a new network", i+2)
 		}
+	}
+}
+
+func TestNewRejectsConflictingEnvConfig(t *testing.T) {
+	pcfg := smallPPO(1)
+	for _, tc := range []struct {
+		name string
+		edit func(*env.Config)
+		want string // "" for no error
+	}{
+		{"unset fields take the PPO values", func(*env.Config) {}, ""},
+		{"equal horizon", func(c *env.Config) { c.Horizon = pcfg.Horizon }, ""},
+		{"other horizon", func(c *env.Config) { c.Horizon = pcfg.Horizon + 1 }, "env.Config.Horizon"},
+		{"other candidate cap", func(c *env.Config) { c.MaxCandidates = 3 }, "env.Config.MaxCandidates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ec := chainEnv(t)
+			tc.edit(&ec)
+			r, err := New(t.TempDir(), DefaultConfig(), pcfg, ec, Options{})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := r.Close(); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one naming %s", err, tc.want)
+			}
+		})
 	}
 }

@@ -60,8 +60,9 @@ type Run struct {
 }
 
 // New starts a run in dir (created if needed). The environment is ec
-// with Horizon, FeedbackEvery and MaxCandidates taken from pcfg, which
-// also gives the learner's PPO settings, the network shape and the seed.
+// with Horizon, FeedbackEvery and MaxCandidates taken from pcfg
+// (ppo.Config.EnvSettings: ec must leave them 0 or agree), which also
+// gives the learner's PPO settings, the network shape and the seed.
 func New(dir string, cfg Config, pcfg ppo.Config, ec env.Config, opts Options) (*Run, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -69,7 +70,10 @@ func New(dir string, cfg Config, pcfg ppo.Config, ec env.Config, opts Options) (
 	if err := pcfg.Validate(); err != nil {
 		return nil, err
 	}
-	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = pcfg.Horizon, pcfg.FeedbackEvery, pcfg.MaxCandidates
+	ec, err := pcfg.EnvSettings(ec)
+	if err != nil {
+		return nil, err
+	}
 	e, err := env.New(ec)
 	if err != nil {
 		return nil, err

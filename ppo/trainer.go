@@ -219,21 +219,33 @@ func (t *Trainer) init(tasks []Task) error {
 	return nil
 }
 
-// newEnv builds one environment with the run's settings.
-func (t *Trainer) newEnv(ec env.Config) (*env.Env, error) {
+// EnvSettings returns ec with the environment settings the PPO
+// configuration fixes: Horizon, FeedbackEvery and MaxCandidates. A field
+// ec leaves 0 takes the configuration's value; a field set to a different
+// value is an error naming it, rather than being overwritten unseen.
+func (c Config) EnvSettings(ec env.Config) (env.Config, error) {
 	for _, f := range []struct {
 		name          string
 		given, config int
 	}{
-		{"Horizon", ec.Horizon, t.cfg.Horizon},
-		{"FeedbackEvery", ec.FeedbackEvery, t.cfg.FeedbackEvery},
-		{"MaxCandidates", ec.MaxCandidates, t.cfg.MaxCandidates},
+		{"Horizon", ec.Horizon, c.Horizon},
+		{"FeedbackEvery", ec.FeedbackEvery, c.FeedbackEvery},
+		{"MaxCandidates", ec.MaxCandidates, c.MaxCandidates},
 	} {
 		if f.given != 0 && f.given != f.config {
-			return nil, fmt.Errorf("env.Config.%s is %d but the PPO configuration says %d; leave it 0 (the trainer sets it)", f.name, f.given, f.config)
+			return ec, fmt.Errorf("env.Config.%s is %d but the PPO configuration says %d; leave it 0 (the trainer sets it)", f.name, f.given, f.config)
 		}
 	}
-	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = t.cfg.Horizon, t.cfg.FeedbackEvery, t.cfg.MaxCandidates
+	ec.Horizon, ec.FeedbackEvery, ec.MaxCandidates = c.Horizon, c.FeedbackEvery, c.MaxCandidates
+	return ec, nil
+}
+
+// newEnv builds one environment with the run's settings.
+func (t *Trainer) newEnv(ec env.Config) (*env.Env, error) {
+	ec, err := t.cfg.EnvSettings(ec)
+	if err != nil {
+		return nil, err
+	}
 	ec.Reward = shapeReward(ec.Reward, t.cfg.StepCost, t.cfg.RewardScale)
 	ec.CandidateGains = ec.CandidateGains || t.cfg.CandidateGains
 	if ec.NoOpAfter == 0 {
