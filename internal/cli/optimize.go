@@ -51,10 +51,10 @@ environment's episodes, --budget decoded chromosomes; with --agent the trained p
 biases the decoding).
 
 The result has its constant subgraphs folded, is verified against the original on
-random inputs (several seeds; every element within |a-b| <= 1e-5 + rtol*|b| and each
-output's relative L2 error within rtol, rtol = --tolerance, default 1e-4, float32-
-appropriate; on the Go executor when it implements every op, and on ONNX Runtime when
-installed), and only then written, atomically. Shapes that xrl cannot infer (ops
+random inputs (several seeds; every element within |a-b| <= 1e-5*s + rtol*|b|, s the
+output's root mean square (at least 1), and each output's relative L2 error within
+rtol, rtol = --tolerance, default 1e-4, float32-appropriate; on the Go executor when
+it implements every op, and on ONNX Runtime when installed), and only then written, atomically. Shapes that xrl cannot infer (ops
 outside its table) are taken from one ONNX Runtime run of the model.`,
 		Args: cobra.ExactArgs(1),
 	}, opts, func(c *cobra.Command, args []string) error {
@@ -92,7 +92,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	f.IntVar(&opts.Budget, "budget", 100, "taso: queue pops; greedy/random: steps; brkga: decoded chromosomes")
 	f.DurationVar(&opts.TimeLimit, "time-limit", 0, "stop searching after this long (0 = no limit)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
-	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "verification's relative tolerance rtol: |a-b| <= 1e-5 + rtol*|b| per element, relative L2 error <= rtol per output")
+	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "verification's relative tolerance rtol: |a-b| <= 1e-5*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
 	f.StringSliceVar(&opts.MeasuredPasses, "measured-passes", pipeline.DefaultMeasuredPasses, "whole-graph passes tried on the result and kept only when measurably faster end to end (none: skip)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
