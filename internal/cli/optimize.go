@@ -41,28 +41,38 @@ func NewCmdOptimize(s IO, runF func(*optimizeOptions) error) *cobra.Command {
 	c := leaf(&cobra.Command{
 		Use:   "optimize MODEL.onnx -o OUT.onnx",
 		Short: "Optimise a model with verified rewrites and write the faster model",
-		Long: `optimize searches the space of rewrites of a model's graph for a faster graph,
-using the latency model chosen with --runtime ("cost": TASO-style sum of per-op times,
-fast; "ort"/"go": end-to-end measurement, exact but slower). Searches: taso
-(best-first with a priority queue, keeping graphs under --alpha x the best, --budget
-pops), greedy (apply the best candidate until none improves), random (a random walk
-of --budget steps) and brkga (a biased random-key genetic algorithm over the
-environment's episodes, --budget decoded chromosomes; with --agent the trained policy
-biases the decoding).
+		Long: `optimize rewrites a model's graph into a faster one, guided by the latency
+model chosen with --runtime ("cost": TASO-style sum of per-op times, fast;
+"profile": ONNX Runtime's own per-node profile of the whole graph; "ort"/"go":
+end-to-end measurement, exact but slower).
+
+By default the built-in agent (a policy trained on the model zoo and real exports,
+shipped in the binary) rewrites: one greedy rollout, which on models it was not trained
+on matches TASO search's speedup in a tenth of the time. --agent takes a policy of
+your own ('xrl train'). --search runs a search instead: taso (best-first with a
+priority queue, keeping graphs under --alpha x the best, --budget pops), greedy (apply
+the best candidate until none improves), random (a random walk of --budget steps) or
+brkga (a biased random-key genetic algorithm over the environment's episodes,
+--budget decoded chromosomes; with --agent the trained policy biases the decoding).
+Giving --alpha or --budget, or an --objective other than latency, selects taso.
 
 The result has its constant subgraphs folded, is verified against the original on
 random inputs (several seeds; every element within |a-b| <= 1e-5*s + rtol*|b|, s the
 output's root mean square (at least 1), and each output's relative L2 error within
 rtol, rtol = --tolerance, default 1e-4, float32-appropriate; on the Go executor when
-it implements every op, and on ONNX Runtime when installed), and only then written, atomically. Shapes that xrl cannot infer (ops
-outside its table) are taken from one ONNX Runtime run of the model.`,
+it implements every op, and on ONNX Runtime when installed), and only then written,
+atomically: the optimised graph only when it is measurably faster than the original
+in ONNX Runtime, otherwise the folded or the original model, as the report says.
+Shapes that xrl cannot infer (ops outside its table) are taken from one ONNX Runtime
+run of the model.`,
 		Args: cobra.ExactArgs(1),
 	}, opts, func(c *cobra.Command, args []string) error {
 		opts.Model = args[0]
 		if opts.Output == "" {
 			return usagef("-o/--output is required")
 		}
-		if _, ok := search.Algorithms[opts.Search]; !ok {
+		opts.chooseMethod(c)
+		if _, ok := search.Algorithms[opts.Search]; !ok && opts.Search != "" {
 			return usagef("--search %q: want taso, greedy, random or brkga", opts.Search)
 		}
 		if !slices.Contains(measure.Objectives, opts.Objective) {
@@ -87,7 +97,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	}, runF, optimizeRun)
 	f := opts.bindExec(c, true)
 	f.StringVarP(&opts.Output, "output", "o", "", "output ONNX file")
-	f.StringVar(&opts.Search, "search", "taso", "search algorithm: taso, greedy, random or brkga")
+	f.StringVar(&opts.Search, "search", "", "search algorithm: taso, greedy, random or brkga (default: the built-in agent rewrites; taso when --alpha or --budget is given or --objective is not latency)")
 	f.Float64Var(&opts.Alpha, "alpha", 1.05, "taso: keep graphs costing less than alpha x the best")
 	f.IntVar(&opts.Budget, "budget", 100, "taso: queue pops; greedy/random: steps; brkga: decoded chromosomes")
 	f.DurationVar(&opts.TimeLimit, "time-limit", 0, "stop searching after this long (0 = no limit)")
@@ -97,7 +107,7 @@ outside its table) are taken from one ONNX Runtime run of the model.`,
 	f.StringSliceVar(&opts.MeasuredPasses, "measured-passes", pipeline.DefaultMeasuredPasses, "whole-graph passes tried on the result and kept only when measurably faster end to end (none: skip)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
 	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
-	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary) instead of searching")
+	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary, the default when no search is asked for) instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	f.IntVar(&opts.Patience, "patience", 3, "with --agent: end a rollout after N steps in a row without a new best graph (0 = never)")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")

@@ -55,9 +55,9 @@ func TestTrainFlagErrors(t *testing.T) {
 			}
 		})
 	}
-	code, _, stderr := run("optimize", model, "-o", filepath.Join(t.TempDir(), "o.onnx"), "--samples", "2")
+	code, _, stderr := run("optimize", model, "-o", filepath.Join(t.TempDir(), "o.onnx"), "--search", "taso", "--samples", "2")
 	if code != exitUsage || !strings.Contains(stderr, "--samples needs --agent") {
-		t.Errorf("--samples without --agent: exit %d, %s", code, stderr)
+		t.Errorf("--samples with a search: exit %d, %s", code, stderr)
 	}
 	code, _, stderr = run("optimize", model, "-o", filepath.Join(t.TempDir(), "o.onnx"), "--agent", "x.ckpt", "--search", "greedy")
 	if code != exitUsage || !strings.Contains(stderr, "--search") {
