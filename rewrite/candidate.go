@@ -29,9 +29,11 @@ type Rewriter interface {
 // DeferredRewriter is a Rewriter whose candidates need a costly check
 // (WithPasses: executing the graph before and after a whole-graph pass)
 // that it can leave to the caller, who then checks only the candidates it
-// uses. CandidatesDeferred(g) returns the candidates of Candidates(g), in
-// the same order, plus those whose Verify fails; callers that meet a
-// failing Verify call Candidates(g) for the list without them.
+// uses. CandidatesDeferred(g) equals Candidates(g), in the same order,
+// when every Verify succeeds; otherwise it also holds the failing ones
+// (which may hide, as duplicates, candidates that Candidates offers), and
+// callers that meet a failing Verify call Candidates(g) for the list
+// without them.
 type DeferredRewriter interface {
 	Rewriter
 	CandidatesDeferred(g *graph.Graph) ([]Candidate, error)
