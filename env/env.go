@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync"
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/rewrite"
 )
 
 // Version is the environment's version; see the Version History in Env's
@@ -51,6 +53,19 @@ type Config struct {
 	// an episode (while candidates exist), so every episode applies at
 	// least that many rewrites (default 0: No-Op is always valid).
 	NoOpAfter int
+	// DeferChecks, with a Rewriter that is a rewrite.DeferredRewriter,
+	// leaves the rewriter's costly checks of candidates (the execution of
+	// whole-graph passes' results) to Step, which runs only the check of
+	// the candidate it applies (all of them when no candidate is known
+	// good, since the episode ends without candidates). While every check
+	// succeeds, episodes are those without DeferChecks. When the chosen
+	// candidate's check fails, Step returns ErrRejected after rebuilding
+	// the observation as without DeferChecks (the rejected candidate left
+	// out, the capping drawn again from the same random state), and the
+	// agent acts again on Observation(); Rollout does this. A failing
+	// candidate that is not chosen is shown, and counts in the capping
+	// and in Info.Candidates, where without DeferChecks it is not.
+	DeferChecks bool
 }
 
 // Info describes a step (or a reset) beyond the observation and reward.
@@ -93,6 +108,10 @@ func (i Info) Speedup() float64 {
 var (
 	ErrNeedsReset    = errors.New("env: Step called before Reset or after the episode ended")
 	ErrInvalidAction = errors.New("env: invalid action")
+	// ErrRejected reports (with Config.DeferChecks) that the chosen
+	// candidate failed its check; the episode goes on from the same
+	// graph with Observation().
+	ErrRejected = errors.New("env: the chosen candidate failed its check")
 )
 
 // Env is the graph-rewriting environment of X-RLflow.
@@ -154,13 +173,22 @@ var (
 //   - v1: initial version.
 //   - v2: Config.CandidateGains and Config.NoOpAfter (off by default,
 //     which behaves as v1).
+//   - v2 (unchanged episodes): Config.DeferChecks, off by default; with it
+//     an episode is the same while every check succeeds.
 type Env struct {
-	cfg  Config
-	rng  *rand.Rand
-	done bool
-	step int
+	cfg Config
+	src *rand.PCG
+	rng *rand.Rand
+	// capSrc is src before the last capping of candidates, restored
+	// when a deferred check fails and the candidates are drawn again.
+	capSrc rand.PCG
+	// refreshInfo is the Info of the last refresh, kept to redo it.
+	refreshInfo Info
+	done        bool
+	step        int
 
 	cur      *graph.Graph
+	curHash  graph.Hash // cur's canonical hash
 	shown    []Candidate
 	obs      *Observation
 	initial  time.Duration
@@ -225,6 +253,9 @@ func (e *Env) Candidates() []Candidate { return e.shown }
 // episode and that latency.
 func (e *Env) Best() (*graph.Graph, time.Duration) { return e.bestG, e.best }
 
+// Steps returns the number of steps taken in the episode.
+func (e *Env) Steps() int { return e.step }
+
 // Applied returns the rules applied so far in the episode, in order.
 func (e *Env) Applied() []string { return append([]string(nil), e.applied...) }
 
@@ -238,7 +269,19 @@ func (e *Env) ModelOf(g *graph.Graph) *graph.Model {
 
 // Latency returns the latency of g under the environment's latency model.
 func (e *Env) Latency(g *graph.Graph) (time.Duration, error) {
-	st, err := e.cfg.Latency.Latency(e.ModelOf(g))
+	return e.latencyOf(g, graph.Hash{})
+}
+
+// latencyOf is Latency for a graph whose canonical hash is h (zero:
+// unknown); a latency model that caches by hash is given it.
+func (e *Env) latencyOf(g *graph.Graph, h graph.Hash) (time.Duration, error) {
+	var st measure.Stats
+	var err error
+	if hm, ok := e.cfg.Latency.(measure.HashedLatencyModel); ok && h != (graph.Hash{}) {
+		st, err = hm.LatencyHashed(e.ModelOf(g), h)
+	} else {
+		st, err = e.cfg.Latency.Latency(e.ModelOf(g))
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -249,31 +292,50 @@ func (e *Env) Latency(g *graph.Graph) (time.Duration, error) {
 // capping of candidate lists; the same seed gives the same episode for the
 // same actions.
 func (e *Env) Reset(seed uint64) (*Observation, Info, error) {
-	e.rng = rand.New(rand.NewPCG(seed, seed^0x5851f42d4c957f2d))
+	e.src = rand.NewPCG(seed, seed^0x5851f42d4c957f2d)
+	e.rng = rand.New(e.src)
 	e.cur = e.cfg.Model.Graph
+	e.curHash = e.cur.CanonicalHash()
 	e.step = 0
 	e.applied = nil
 	e.done = true
-	lat, err := e.Latency(e.cur)
+	lat, err := e.latencyOf(e.cur, e.curHash)
 	if err != nil {
 		return nil, Info{}, fmt.Errorf("env: measuring the initial graph: %w", err)
 	}
 	e.initial, e.previous, e.best, e.bestG = lat, lat, lat, e.cur
 	info := Info{Measured: true, Latency: lat, InitialLatency: lat, BestLatency: lat}
-	if err := e.refresh(&info); err != nil {
+	if err := e.refresh(&info, e.cfg.DeferChecks); err != nil {
 		return nil, Info{}, err
 	}
 	e.done = false
 	return e.obs, info, nil
 }
 
-// refresh generates and encodes the current graph's candidates.
-func (e *Env) refresh(info *Info) error {
+// Observation returns the last observation (after ErrRejected, the one
+// to act on again).
+func (e *Env) Observation() *Observation { return e.obs }
+
+// refresh generates and encodes the current graph's candidates, leaving
+// their checks to Step when deferred and the rewriter can.
+func (e *Env) refresh(info *Info, deferred bool) error {
 	t0 := time.Now()
-	all, err := e.cfg.Rewriter.Candidates(e.cur)
+	var all []Candidate
+	var err error
+	if dr, ok := e.cfg.Rewriter.(rewrite.DeferredRewriter); ok && deferred {
+		all, err = dr.CandidatesDeferred(e.cur)
+		if err == nil && len(all) > 0 && !slices.ContainsFunc(all, func(c Candidate) bool { return c.Verify == nil }) {
+			// Only candidates still to check: whether any remains decides
+			// the episode's end and No-Op's mask, so check them now.
+			all, err = e.cfg.Rewriter.Candidates(e.cur)
+		}
+	} else {
+		all, err = e.cfg.Rewriter.Candidates(e.cur)
+	}
 	if err != nil {
 		return fmt.Errorf("env: generating candidates: %w", err)
 	}
+	e.capSrc = *e.src
 	info.Candidates = len(all)
 	info.RuleCandidates = make(map[string]int)
 	for _, c := range all {
@@ -294,7 +356,23 @@ func (e *Env) refresh(info *Info) error {
 	}
 	info.CandidateTime = time.Since(t0)
 	info.Step = e.step
+	e.refreshInfo = *info
 	return nil
+}
+
+// reject handles a chosen candidate whose deferred check failed: the
+// candidates are generated again with every check run and capped with
+// the same random state, so the observation is the one the environment
+// shows without Config.DeferChecks.
+func (e *Env) reject(action int, cause error) error {
+	rule := e.shown[action].Rule
+	*e.src = e.capSrc
+	info := e.refreshInfo
+	if err := e.refresh(&info, false); err != nil {
+		e.done = true
+		return err
+	}
+	return fmt.Errorf("%w: candidate %d (%s): %v", ErrRejected, action, rule, cause)
 }
 
 // capCandidates keeps at most MaxCandidates, chosen uniformly at random
@@ -353,15 +431,22 @@ func (e *Env) Step(action int) (*Observation, float64, bool, bool, Info, error) 
 		return nil, 0, false, false, Info{}, fmt.Errorf("%w %d: valid actions are 0..%d and %d (No-Op)",
 			ErrInvalidAction, action, len(e.shown)-1, e.cfg.MaxCandidates)
 	}
+	if !noop {
+		if verify := e.shown[action].Verify; verify != nil {
+			if err := verify(); err != nil {
+				return nil, 0, false, false, Info{}, e.reject(action, err)
+			}
+		}
+	}
 	e.step++
 	info := Info{NoOp: noop, InitialLatency: e.initial}
 	terminated := noop
 	if !noop {
 		c := e.shown[action]
-		e.cur = c.Graph
+		e.cur, e.curHash = c.Graph, c.GraphHash()
 		info.Rule = c.Rule
 		e.applied = append(e.applied, c.Rule)
-		if err := e.refresh(&info); err != nil {
+		if err := e.refresh(&info, e.cfg.DeferChecks); err != nil {
 			e.done = true
 			return nil, 0, false, false, Info{}, err
 		}
@@ -378,7 +463,7 @@ func (e *Env) Step(action int) (*Observation, float64, bool, bool, Info, error) 
 	in := RewardInput{Step: e.step, Measured: measured, Initial: e.initial, Previous: e.previous,
 		Terminated: terminated, Truncated: truncated}
 	if measured {
-		lat, err := e.Latency(e.cur)
+		lat, err := e.latencyOf(e.cur, e.curHash)
 		if err != nil {
 			e.done = true
 			return nil, 0, false, false, Info{}, fmt.Errorf("env: measuring step %d: %w", e.step, err)

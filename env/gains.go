@@ -17,13 +17,13 @@ func GainFeature(g float64) float32 {
 // environment's latency model and returns each candidate's relative gain
 // (RT_cur - RT_cand) / RT_cur.
 func (e *Env) gainsOf(cands []Candidate) ([]float64, error) {
-	cur, err := e.Latency(e.cur)
+	cur, err := e.latencyOf(e.cur, e.curHash)
 	if err != nil {
 		return nil, fmt.Errorf("env: measuring the current graph: %w", err)
 	}
 	gains := make([]float64, len(cands))
 	for i, c := range cands {
-		lat, err := e.Latency(c.Graph)
+		lat, err := e.latencyOf(c.Graph, c.GraphHash())
 		if err != nil {
 			return nil, fmt.Errorf("env: measuring candidate %d (rule %s): %w", i, c.Rule, err)
 		}

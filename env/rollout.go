@@ -1,6 +1,7 @@
 package env
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -46,6 +47,12 @@ func Rollout(e *Env, a Agent, seed uint64) (Episode, error) {
 			return ep, fmt.Errorf("episode seed %d, step %d: choosing an action: %w", seed, ep.Steps+1, err)
 		}
 		next, r, term, trunc, info, err := e.Step(act)
+		if errors.Is(err, ErrRejected) {
+			// The observation was rebuilt without the rejected candidate
+			// (Config.DeferChecks): choose again.
+			obs = e.Observation()
+			continue
+		}
 		if err != nil {
 			return ep, fmt.Errorf("episode seed %d, step %d: %w", seed, ep.Steps+1, err)
 		}

@@ -2,7 +2,6 @@ package measure
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -169,19 +168,5 @@ type cachedLatency struct {
 func (c *cachedLatency) Name() string { return c.inner.Name() }
 
 func (c *cachedLatency) Latency(m *graph.Model) (Stats, error) {
-	h := m.Graph.CanonicalHash()
-	c.mu.Lock()
-	st, ok := c.cache[h]
-	c.mu.Unlock()
-	if ok {
-		return st, nil
-	}
-	st, err := c.inner.Latency(m)
-	if err != nil {
-		return Stats{}, fmt.Errorf("%s latency: %w", c.inner.Name(), err)
-	}
-	c.mu.Lock()
-	c.cache[h] = st
-	c.mu.Unlock()
-	return st, nil
+	return c.LatencyHashed(m, m.Graph.CanonicalHash())
 }

@@ -80,7 +80,8 @@ type PolicyResult struct {
 // rewards, so this does not change its choices.
 func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, opts PolicyOptions) (*PolicyResult, error) {
 	e, err := env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm,
-		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1, CandidateGains: opts.CandidateGains, NoOpAfter: opts.NoOpAfter})
+		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1, CandidateGains: opts.CandidateGains, NoOpAfter: opts.NoOpAfter,
+		DeferChecks: true})
 	if err != nil {
 		return nil, err
 	}
@@ -147,17 +148,23 @@ type patientAgent struct {
 	best    time.Duration
 	idle    int
 	stopped bool
+	asked   int // 1 + the step of the last count; 0 before any
 }
 
 // Act implements env.Agent.
 func (a *patientAgent) Act(obs *env.Observation) (int, error) {
-	if a.patience > 0 {
+	if a.patience > 0 && a.asked != a.env.Steps()+1 {
+		// Counted once a step: the environment asks again, at the same
+		// step, when the chosen candidate fails its check.
+		a.asked = a.env.Steps() + 1
 		_, best := a.env.Best()
 		if a.best == 0 || best < a.best {
 			a.best, a.idle = best, 0
 		} else {
 			a.idle++
 		}
+	}
+	if a.patience > 0 {
 		if a.idle >= a.patience && obs.Mask[obs.NoOp()] {
 			a.stopped = true
 			return obs.NoOp(), nil

@@ -89,3 +89,41 @@ func TestTimesString(t *testing.T) {
 		t.Errorf("Times.String() = %q, want %q", got, want)
 	}
 }
+
+// TestPatienceCountsOncePerStep checks that asking the patient agent
+// again at the same step (as Rollout does after env.ErrRejected) does not
+// count the step twice.
+func TestPatienceCountsOncePerStep(t *testing.T) {
+	for _, tc := range []struct {
+		asks     int // Act calls per step
+		stopStep int // the step at which it chooses No-Op
+	}{{1, 2}, {2, 2}, {3, 2}} {
+		e, err := env.New(env.Config{Model: xrltest.ChainModel(t, "Identity", "Relu", "Relu", "Identity", "Relu", "Relu", "Tanh"),
+			Rewriter: xrltest.DropRewriter{}, Latency: constLatency{}, FeedbackEvery: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs, _, err := e.Reset(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &patientAgent{inner: firstAgent{}, env: e, patience: 2}
+		for step := 0; ; step++ {
+			var act int
+			for i := 0; i < tc.asks; i++ {
+				if act, err = a.Act(obs); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if act == obs.NoOp() {
+				if step != tc.stopStep {
+					t.Errorf("asked %d times a step: No-Op at step %d, want %d", tc.asks, step, tc.stopStep)
+				}
+				break
+			}
+			if obs, _, _, _, _, err = e.Step(act); err != nil {
+				t.Fatalf("asked %d times a step: step %d: %v", tc.asks, step, err)
+			}
+		}
+	}
+}

@@ -11,6 +11,11 @@ type Candidate struct {
 	// Hash is Graph.CanonicalHash() when the rewriter computed it (the
 	// Engine always does), else zero.
 	Hash graph.Hash
+	// Verify, when not nil, is a check the candidate has not passed yet
+	// (only DeferredRewriter.CandidatesDeferred leaves one): call it before
+	// the candidate is used; an error means the rewriter's Candidates
+	// would not have offered it.
+	Verify func() error
 }
 
 // Rewriter proposes the rewrites of a graph. Engine is the rule-based
@@ -19,6 +24,19 @@ type Candidate struct {
 // (by canonical hash), and different from g.
 type Rewriter interface {
 	Candidates(g *graph.Graph) ([]Candidate, error)
+}
+
+// DeferredRewriter is a Rewriter whose candidates need a costly check
+// (WithPasses: executing the graph before and after a whole-graph pass)
+// that it can leave to the caller, who then checks only the candidates it
+// uses. CandidatesDeferred(g) equals Candidates(g), in the same order,
+// when every Verify succeeds; otherwise it also holds the failing ones
+// (which may hide, as duplicates, candidates that Candidates offers), and
+// callers that meet a failing Verify call Candidates(g) for the list
+// without them.
+type DeferredRewriter interface {
+	Rewriter
+	CandidatesDeferred(g *graph.Graph) ([]Candidate, error)
 }
 
 // GraphHash returns c.Hash, computing it when the rewriter left it zero.

@@ -66,7 +66,7 @@ type WithPasses struct {
 	LastErr error
 
 	mu   sync.Mutex
-	memo map[passKey]passResult
+	memo map[passKey]*passResult
 }
 
 // passKey names one pass applied to one graph (by canonical hash).
@@ -75,11 +75,16 @@ type passKey struct {
 	in   graph.Hash
 }
 
-// passResult is a remembered application: the checked candidate (nil when
-// the pass changed nothing) or the reason it was rejected.
+// passResult is a remembered application: the candidate (nil when the
+// pass changed nothing or its result was rejected), the reason it was
+// rejected, and, while its check has not run (deferred), the graph it
+// rewrote. Graphs held here are the memo's own copies.
 type passResult struct {
-	c   *Candidate
-	err error
+	mu      sync.Mutex
+	c       *Candidate
+	err     error
+	before  *graph.Graph
+	checked bool
 }
 
 // memoLimit bounds the remembered applications; the memo is emptied when
@@ -99,15 +104,31 @@ func (w *WithPasses) Failures() (map[string]int, error) {
 	return out, w.LastErr
 }
 
-var _ Rewriter = (*WithPasses)(nil)
+var (
+	_ Rewriter         = (*WithPasses)(nil)
+	_ DeferredRewriter = (*WithPasses)(nil)
+)
 
-// Candidates implements Rewriter.
+// Candidates implements Rewriter: every pass result offered has passed
+// Check.
 func (w *WithPasses) Candidates(g *graph.Graph) ([]Candidate, error) {
+	return w.candidates(g, false)
+}
+
+// CandidatesDeferred implements DeferredRewriter: a pass result whose
+// check has not run yet is offered with Candidate.Verify, which runs it
+// (once per pass and graph; the outcome is remembered for Candidates).
+// When every Verify succeeds the list equals Candidates(g).
+func (w *WithPasses) CandidatesDeferred(g *graph.Graph) ([]Candidate, error) {
+	return w.candidates(g, true)
+}
+
+func (w *WithPasses) candidates(g *graph.Graph, deferred bool) ([]Candidate, error) {
 	var out []Candidate
 	in := g.CanonicalHash()
 	seen := map[graph.Hash]bool{in: true}
 	for _, p := range w.Passes {
-		c, err := w.applyMemo(p, g, in)
+		c, err := w.applyMemo(p, g, in, deferred)
 		if err != nil {
 			w.mu.Lock()
 			if w.Rejected == nil {
@@ -139,36 +160,84 @@ func (w *WithPasses) Candidates(g *graph.Graph) ([]Candidate, error) {
 	return out, nil
 }
 
-// applyMemo is apply, remembered per pass and input graph hash.
-func (w *WithPasses) applyMemo(p Pass, g *graph.Graph, in graph.Hash) (*Candidate, error) {
+// applyMemo is apply, remembered per pass and input graph hash. Unless
+// deferred, the result's check runs before it is returned; deferred, a
+// result not yet checked carries Verify.
+func (w *WithPasses) applyMemo(p Pass, g *graph.Graph, in graph.Hash, deferred bool) (*Candidate, error) {
 	k := passKey{p.Name, in}
 	w.mu.Lock()
 	r, ok := w.memo[k]
 	w.mu.Unlock()
-	if ok {
-		if r.c == nil {
-			return nil, r.err
+	if !ok {
+		c, err := w.apply(p, g)
+		r = &passResult{err: err}
+		if c != nil {
+			// The memo keeps its own copies: callers own the graphs they
+			// are given.
+			r.c = &Candidate{Graph: c.Graph.Clone(), Rule: c.Rule, Hash: c.Hash}
+			if deferred {
+				r.before = g.Clone()
+			} else {
+				r.before = g
+				r.check(w.Check) // before r is shared, while g is the caller's
+			}
 		}
-		// Callers own the graphs they are given.
-		c := *r.c
-		c.Graph = r.c.Graph.Clone()
-		return &c, nil
+		w.mu.Lock()
+		if w.memo == nil || len(w.memo) >= memoLimit {
+			w.memo = map[passKey]*passResult{}
+		}
+		if old, dup := w.memo[k]; dup {
+			r = old // another worker stored it meanwhile
+		} else {
+			w.memo[k] = r
+		}
+		w.mu.Unlock()
 	}
-	c, err := w.apply(p, g)
-	w.mu.Lock()
-	if w.memo == nil || len(w.memo) >= memoLimit {
-		w.memo = map[passKey]passResult{}
+	r.mu.Lock()
+	checked := r.checked
+	r.mu.Unlock()
+	if !checked && !deferred {
+		if err := r.check(w.Check); err != nil {
+			return nil, err
+		}
 	}
-	var keep *Candidate
-	if c != nil {
-		keep = &Candidate{Graph: c.Graph.Clone(), Rule: c.Rule, Hash: c.Hash}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.c == nil {
+		return nil, r.err
 	}
-	w.memo[k] = passResult{keep, err}
-	w.mu.Unlock()
-	return c, err
+	c := *r.c
+	c.Graph = r.c.Graph.Clone()
+	if !r.checked {
+		c.Verify = func() error { return r.check(w.Check) }
+	}
+	return &c, nil
 }
 
-// apply runs one pass, folds and checks its result (nil when unchanged).
+// check runs the check of a remembered result once and remembers its
+// outcome: the candidate is dropped when it fails.
+func (r *passResult) check(check Checker) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.checked || r.c == nil {
+		r.checked = true
+		return r.err
+	}
+	r.checked = true
+	if check == nil {
+		r.err = fmt.Errorf("%s: no checker: results of passes are only offered when verified", r.c.Rule)
+	} else if err := check(r.before, r.c.Graph); err != nil {
+		r.err = fmt.Errorf("%s: %w", r.c.Rule, err)
+	}
+	if r.err != nil {
+		r.c = nil
+	}
+	r.before = nil
+	return r.err
+}
+
+// apply runs one pass and folds its result (nil when unchanged); the
+// result is not checked yet.
 func (w *WithPasses) apply(p Pass, g *graph.Graph) (*Candidate, error) {
 	r, changed, err := p.Apply(g)
 	if err != nil || !changed {
@@ -178,12 +247,6 @@ func (w *WithPasses) apply(p Pass, g *graph.Graph) (*Candidate, error) {
 		if r, _, err = Fold(r, w.Eval); err != nil {
 			return nil, fmt.Errorf("%s: folding: %w", p.Name, err)
 		}
-	}
-	if w.Check == nil {
-		return nil, fmt.Errorf("%s: no checker: results of passes are only offered when verified", p.Name)
-	}
-	if err := w.Check(g, r); err != nil {
-		return nil, fmt.Errorf("%s: %w", p.Name, err)
 	}
 	return &Candidate{Graph: r, Rule: p.Name, Hash: r.CanonicalHash()}, nil
 }

@@ -24,10 +24,13 @@ func swapFirstRelu(g *graph.Graph) (*graph.Graph, bool, error) {
 }
 
 // pooledRows is MatMul -> Relu -> Gather of row 0: prune-dead-rows applies.
-func pooledRows(t *testing.T) *graph.Graph {
+func pooledRows(t *testing.T) *graph.Graph { return pooledRowsSeeded(t, 1) }
+
+// pooledRowsSeeded is pooledRows with weights drawn from seed.
+func pooledRowsSeeded(t *testing.T, seed uint64) *graph.Graph {
 	b := graph.NewBuilder("pooled")
 	x := b.Input("x", graph.Float32, 6, 8)
-	y := b.Op("Relu", []*graph.Value{b.Op("MatMul", []*graph.Value{x, b.Const("w", randConst(1, 8, 8))}, nil)}, nil)
+	y := b.Op("Relu", []*graph.Value{b.Op("MatMul", []*graph.Value{x, b.Const("w", randConst(seed, 8, 8))}, nil)}, nil)
 	b.Output(b.Op("Gather", []*graph.Value{y, b.Const("i", graph.FromInt64([]int64{0}))}, graph.Attrs{"axis": graph.IntAttr(0)}))
 	g := builtInferred(t, b)
 	return g
