@@ -27,6 +27,7 @@ const ortConstRel = 1e-5
 //	ReduceMean(Mul(d, d))                        ReduceMean(Pow(d, 2))    LayerNormFusion, SimplifiedLayerNormFusion want Pow
 //	Mul(Mul(x, Add(Tanh(t), 1)), 0.5)            Mul(Mul(x, 0.5), Add(..)) FastGeluFusion wants 0.5 on x (torch's tanh GELU)
 //	Mul(MatMul(G, W), 0.5), G = x*(1+erf(x/√2))   MatMul(Mul(G, 0.5), W)   undoes rule matmul-scale-left-out on a GELU
+//	MatMul(G, C) or Gemm(G, C, ..), C constant     MatMul(Mul(G, 0.5), 2C)  undoes matmul-scale-into-right after it
 //
 // Each is exact in real arithmetic but the first, which replaces a
 // constant by another within float32 rounding (see FusionFormsTolerance).
@@ -53,6 +54,8 @@ func FusionForms(g *graph.Graph) (*graph.Graph, bool, error) {
 			changed = f.squarePow(n) || changed
 		case "Mul":
 			changed = f.cubePow(n) || f.geluHalfBack(n) || f.tanhHalfFirst(n) || changed
+		case "MatMul", "Gemm":
+			changed = f.geluHalfFromWeight(n) || changed
 		}
 	}
 	if !changed {
@@ -207,19 +210,69 @@ func (f *formFixer) geluHalfBack(n *graph.Node) bool {
 	if !ok || !f.isHalflessGelu(mm.Inputs[0]) || !f.soleUse(mm.Inputs[0], mm) {
 		return false
 	}
-	g := mm.Inputs[0]
-	if shape(g) == nil {
+	h, scale, ok := f.halfOf(mm.Inputs[0], n.Name)
+	if !ok {
 		return false
 	}
-	h := &graph.Value{Name: graph.UniqueName(f.names, g.Name+"_half")}
-	h.SetStatic(g.DType, shape(g))
-	scale := &graph.Node{Name: graph.UniqueName(f.names, n.Name+"_gelu_half"), Op: "Mul",
-		Inputs: []*graph.Value{g, f.scalarOf(g, n.Name+"_half_const", 0.5)}, Outputs: []*graph.Value{h}}
 	mm.Inputs = []*graph.Value{h, mm.Inputs[1]}
 	mm.Outputs = []*graph.Value{n.Outputs[0]}
 	f.drop[n] = true
 	f.g.Nodes = append(f.g.Nodes, scale)
 	return true
+}
+
+// geluHalfFromWeight turns MatMul(G, C) or Gemm(G, C, ...), G a GELU
+// without its factor 0.5 and C a float constant, into the same op of
+// Mul(G, 0.5) and 2C: both scalings are exact. A MatMul whose output is
+// halved next is left to geluHalfBack.
+func (f *formFixer) geluHalfFromWeight(n *graph.Node) bool {
+	if len(n.Inputs) < 2 || !f.isHalflessGelu(n.Inputs[0]) || !f.soleUse(n.Inputs[0], n) {
+		return false
+	}
+	w := n.Inputs[1]
+	if !w.IsConst() || !floatValue(w) || (w.Const.DType != graph.Float32 && w.Const.DType != graph.Float64) {
+		return false
+	}
+	if r := f.cons[n.Outputs[0]]; n.Op == "MatMul" && len(r) == 1 && r[0].Op == "Mul" {
+		if _, _, ok := scalarOperand(r[0], 0.5); ok {
+			return false
+		}
+	}
+	g := n.Inputs[0]
+	h, scale, ok := f.halfOf(g, n.Name)
+	if !ok {
+		return false
+	}
+	t := w.Const.Clone()
+	switch d := t.Data.(type) {
+	case []float32:
+		for i := range d {
+			d[i] *= 2
+		}
+	case []float64:
+		for i := range d {
+			d[i] *= 2
+		}
+	}
+	w2 := &graph.Value{Name: graph.UniqueName(f.names, w.Name+"_x2"), Const: t}
+	w2.SetStatic(t.DType, t.Shape)
+	ins := append([]*graph.Value(nil), n.Inputs...)
+	ins[0], ins[1] = h, w2
+	n.Inputs = ins
+	f.g.Nodes = append(f.g.Nodes, scale)
+	return true
+}
+
+// halfOf returns a new value h and the node h = Mul(g, 0.5).
+func (f *formFixer) halfOf(g *graph.Value, base string) (*graph.Value, *graph.Node, bool) {
+	if shape(g) == nil {
+		return nil, nil, false
+	}
+	h := &graph.Value{Name: graph.UniqueName(f.names, g.Name+"_half")}
+	h.SetStatic(g.DType, shape(g))
+	scale := &graph.Node{Name: graph.UniqueName(f.names, base+"_gelu_half"), Op: "Mul",
+		Inputs: []*graph.Value{g, f.scalarOf(g, base+"_half_const", 0.5)}, Outputs: []*graph.Value{h}}
+	return h, scale, true
 }
 
 // tanhHalfFirst turns Mul(Mul(x, A), 0.5), A = Add(Tanh(t), 1), into

@@ -121,29 +121,41 @@ func TestFusionFormsOnExports(t *testing.T) {
 	}
 }
 
-// TestFusionFormsUndoScaleOut checks the GELU that rule
-// matmul-scale-left-out breaks (GELU's 0.5 moved past the next MatMul):
-// ONNX Runtime fuses the export's GELU, not the rule's result, and again
-// after FusionForms.
+// TestFusionFormsUndoScaleOut checks the GELUs that xrl's rules break:
+// matmul-scale-left-out moves GELU's 0.5 past the next MatMul, and
+// matmul-scale-into-right then folds it into the MatMul's weights. ONNX
+// Runtime fuses the export's GELU, not the rules' result, and again after
+// FusionForms.
 func TestFusionFormsUndoScaleOut(t *testing.T) {
 	be := ortBackend(t)
-	m := loadFolded(t, "../testdata/fusion/gelu_nn_opset13.onnx")
-	if n := ortOps(t, be, m)["Gelu"]; n != 1 {
-		t.Fatalf("ONNX Runtime forms %d Gelu on the export, want 1", n)
-	}
 	set, err := rules.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := rewrite.NewEngine(set, rewrite.Options{Rules: []string{"matmul-scale-left-out"}, Eval: executor.Evaluate})
-	cands, err := e.Candidates(m.Graph)
-	if err != nil {
-		t.Fatal(err)
+	for _, steps := range [][]string{
+		{"matmul-scale-left-out"},
+		{"matmul-scale-left-out", "matmul-scale-into-right"},
+	} {
+		t.Run(steps[len(steps)-1], func(t *testing.T) {
+			m := loadFolded(t, "../testdata/fusion/gelu_nn_opset13.onnx")
+			if n := ortOps(t, be, m)["Gelu"]; n != 1 {
+				t.Fatalf("ONNX Runtime forms %d Gelu on the export, want 1", n)
+			}
+			g := m.Graph
+			for _, rule := range steps {
+				e := rewrite.NewEngine(set, rewrite.Options{Rules: []string{rule}, Eval: executor.Evaluate})
+				cands, err := e.Candidates(g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(cands) != 1 {
+					t.Fatalf("%s gives %d candidates, want 1", rule, len(cands))
+				}
+				g = cands[0].Graph
+			}
+			checkFusionForms(t, be, &graph.Model{Graph: g, Opsets: m.Opsets, IRVersion: m.IRVersion}, "Gelu")
+		})
 	}
-	if len(cands) != 1 {
-		t.Fatalf("matmul-scale-left-out gives %d candidates on the export, want 1", len(cands))
-	}
-	checkFusionForms(t, be, &graph.Model{Graph: cands[0].Graph, Opsets: m.Opsets, IRVersion: m.IRVersion}, "Gelu")
 }
 
 // TestFusionFormsLeavesExactForms checks that exports ONNX Runtime already

@@ -1,9 +1,11 @@
 """Exports small models whose GELU, LayerNorm and RMSNorm are written the ways
 popular model code writes them, for the fusion-form tests.
 
-Each model is Linear(16, 32) -> activation -> Linear(32, 16) (GELU forms) or
-Linear(16, 32) -> normalisation -> Linear(32, 16) (norm forms) on an input
-[1, 8, 16], random weights from a fixed seed. Files are named FORM_opsetN.onnx.
+Each model is Linear(D, H) -> activation -> Linear(H, D) (GELU forms) or
+Linear(D, H) -> normalisation -> Linear(H, D) (norm forms) on an input
+[1, L, D], random weights from a fixed seed; D = 16, H = 32, L = 8 unless
+--hidden H (D = H / 2) and --seq L say otherwise. Files are named
+FORM_opsetN.onnx.
 """
 
 import argparse
@@ -88,11 +90,11 @@ class Norm(nn.Module):
 class MLP(nn.Module):
     """Linear -> mid -> Linear."""
 
-    def __init__(self, mid):
+    def __init__(self, mid, d, h):
         super().__init__()
-        self.a = nn.Linear(16, 32)
+        self.a = nn.Linear(d, h)
         self.mid = mid
-        self.b = nn.Linear(32, 16)
+        self.b = nn.Linear(h, d)
 
     def forward(self, x):
         return self.b(self.mid(self.a(x)))
@@ -125,16 +127,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-o", "--outdir", required=True, help="directory to write into")
     ap.add_argument("--opsets", default="13,17", help="comma-separated opsets")
+    ap.add_argument("--hidden", type=int, default=32, help="width H of the activation or normalisation")
+    ap.add_argument("--seq", type=int, default=8, help="sequence length L")
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
+    h, d = a.hidden, a.hidden // 2
     forms = [(n, lambda f=f: Fn(f)) for n, f in GELUS.items()]
-    forms += [(n, lambda n=n: Norm(32, n)) for n in NORMS]
+    forms += [(n, lambda n=n: Norm(h, n)) for n in NORMS]
     for opset in [int(s) for s in a.opsets.split(",")]:
         for i, (name, make) in enumerate(forms):
             seed_all(i)
-            m = MLP(make())
+            m = MLP(make(), d, h)
             path = os.path.join(a.outdir, "%s_opset%d.onnx" % (name, opset))
-            export(m, (torch.randn(1, 8, 16),), path, opset, ["x"], ["y"])
+            export(m, (torch.randn(1, a.seq, d),), path, opset, ["x"], ["y"])
 
 
 if __name__ == "__main__":
