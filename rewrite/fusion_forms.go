@@ -3,6 +3,7 @@ package rewrite
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -286,7 +287,8 @@ func (f *formFixer) tanhHalfFirst(n *graph.Node) bool {
 	for i := range 2 {
 		x, a := m.Inputs[i], m.Inputs[1-i]
 		add, ok := f.producer(a, "Add")
-		if !ok || x.IsConst() {
+		// v becomes x*0.5: x must have v's shape (A must not broadcast it).
+		if !ok || x.IsConst() || shape(x) == nil || !slices.Equal(shape(x), shape(v)) {
 			continue
 		}
 		t, _, ok := scalarOperand(add, 1)
