@@ -46,7 +46,7 @@ func sigmoidCheck(calls *int) rewrite.Checker {
 		}
 		return k
 	}
-	return func(before, after *graph.Graph) error {
+	return func(before, after *graph.Graph, _ float64) error {
 		*calls++
 		if count(after) > count(before) {
 			return errors.New("not the same function")

@@ -19,7 +19,7 @@ import (
 // worth depends on which fusions ONNX Runtime then forms (its Attention
 // kernel, plain 2-D Gemm and LayerNormalization instead of its 3-D
 // SkipLayerNormalization), which no cost model here can see.
-var DefaultMeasuredPasses = []string{"fuse-attention", "rows-2d"}
+var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows-2d"}
 
 // MeasuredPasses tries the named whole-graph passes on two graphs: the
 // verified model out (the search's or rollout's result) and the folded
@@ -113,7 +113,7 @@ func applyChecked(p rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, er
 	if err != nil {
 		return nil, fmt.Errorf("folding: %w", err)
 	}
-	if err := passCheck(seed)(g, next); err != nil {
+	if err := passCheck(seed)(g, next, p.Tolerance); err != nil {
 		return nil, err
 	}
 	return next, nil

@@ -14,6 +14,10 @@ import (
 type Pass struct {
 	Name  string
 	Apply func(g *graph.Graph) (*graph.Graph, bool, error)
+	// Tolerance, when not 0, is the relative error in float64 the pass's
+	// result may show against its input (a pass that replaces a constant
+	// by another within float32 rounding); 0 means the checker's own.
+	Tolerance float64
 }
 
 // Passes are the shipped whole-graph passes, in the order they are offered.
@@ -22,6 +26,7 @@ var Passes = []Pass{
 	{Name: "fuse-attention", Apply: FuseAttention},
 	{Name: "fuse-attention-2d", Apply: FuseAttention2D},
 	{Name: "rows-2d", Apply: Rows2D},
+	{Name: "ort-fusion-forms", Apply: FusionForms, Tolerance: FusionFormsTolerance},
 }
 
 // FuseAttention2D is FuseAttention followed, when it fused something, by
@@ -47,8 +52,10 @@ func FuseAttention2D(g *graph.Graph) (*graph.Graph, bool, error) {
 
 // Checker decides whether two graphs compute the same function, typically
 // by executing both on random inputs in float64 (see
-// ruleverify.SameFunction); it returns an error when they do not.
-type Checker func(before, after *graph.Graph) error
+// ruleverify.SameFunction); it returns an error when they do not. tol,
+// when not 0, is the relative error allowed (Pass.Tolerance); 0 means
+// the checker's default.
+type Checker func(before, after *graph.Graph, tol float64) error
 
 // WithPasses is a Rewriter, safe for concurrent use when Base is, that offers, before the candidates of Base, the
 // result of each pass that changes the graph, folded with Eval and
@@ -84,6 +91,7 @@ type passResult struct {
 	c       *Candidate
 	err     error
 	before  *graph.Graph
+	tol     float64 // the pass's Tolerance, given to the Checker
 	checked bool
 }
 
@@ -170,7 +178,7 @@ func (w *WithPasses) applyMemo(p Pass, g *graph.Graph, in graph.Hash, deferred b
 	w.mu.Unlock()
 	if !ok {
 		c, err := w.apply(p, g)
-		r = &passResult{err: err}
+		r = &passResult{err: err, tol: p.Tolerance}
 		if c != nil {
 			// The memo keeps its own copies: callers own the graphs they
 			// are given.
@@ -226,7 +234,7 @@ func (r *passResult) check(check Checker) error {
 	r.checked = true
 	if check == nil {
 		r.err = fmt.Errorf("%s: no checker: results of passes are only offered when verified", r.c.Rule)
-	} else if err := check(r.before, r.c.Graph); err != nil {
+	} else if err := check(r.before, r.c.Graph, r.tol); err != nil {
 		r.err = fmt.Errorf("%s: %w", r.c.Rule, err)
 	}
 	if r.err != nil {

@@ -10,9 +10,9 @@ import (
 
 // countingCheck is SameFunction counting its calls.
 func countingCheck(calls *int) Checker {
-	return func(before, after *graph.Graph) error {
+	return func(before, after *graph.Graph, tol float64) error {
 		*calls++
-		_, err := ruleverify.SameFunction(before, after, 2, 1, 1e-9)
+		_, err := ruleverify.SameFunction(before, after, 2, 1, max(tol, 1e-9))
 		return err
 	}
 }

@@ -38,7 +38,7 @@ func pooledRowsSeeded(t *testing.T, seed uint64) *graph.Graph {
 
 func TestWithPasses(t *testing.T) {
 	g := pooledRows(t)
-	check := func(before, after *graph.Graph) error {
+	check := func(before, after *graph.Graph, _ float64) error {
 		_, err := ruleverify.SameFunction(before, after, 2, 1, 1e-9)
 		return err
 	}
@@ -84,7 +84,7 @@ func TestWithPasses(t *testing.T) {
 func TestWithPassesMemo(t *testing.T) {
 	g := pooledRows(t)
 	checks := 0
-	w := &WithPasses{Passes: Passes, Eval: executor.Evaluate, Check: func(before, after *graph.Graph) error {
+	w := &WithPasses{Passes: Passes, Eval: executor.Evaluate, Check: func(before, after *graph.Graph, _ float64) error {
 		checks++
 		_, err := ruleverify.SameFunction(before, after, 2, 1, 1e-9)
 		return err
