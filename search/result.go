@@ -23,7 +23,8 @@ const (
 // RuleUse counts what one rule did during a run.
 type RuleUse struct {
 	// Candidates is how many candidates the rule produced (over every
-	// expanded graph).
+	// expanded graph), less those that failed a deferred check (a pass
+	// result queued by TASO search and never popped counts unchecked).
 	Candidates int
 	// Applied is how often the rule appears on the path from the start to
 	// the best graph.

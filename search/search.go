@@ -93,8 +93,18 @@ func (p *Problem) search(name string, o *Options, budget int, body func(res *Res
 	return res, nil
 }
 
-func (p *Problem) candidates(g *graph.Graph, res *Result, limit int) ([]rewrite.Candidate, error) {
-	cands, err := p.Rewriter.Candidates(g)
+// candidates returns g's candidates within the size limit, counted in
+// res. With deferred, a DeferredRewriter may leave costly checks to the
+// caller (Candidate.Verify), who must run them through use before using a
+// candidate.
+func (p *Problem) candidates(g *graph.Graph, res *Result, limit int, deferred bool) ([]rewrite.Candidate, error) {
+	var cands []rewrite.Candidate
+	var err error
+	if dr, ok := p.Rewriter.(rewrite.DeferredRewriter); ok && deferred {
+		cands, err = dr.CandidatesDeferred(g)
+	} else {
+		cands, err = p.Rewriter.Candidates(g)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +116,23 @@ func (p *Problem) candidates(g *graph.Graph, res *Result, limit int) ([]rewrite.
 		}
 	}
 	return kept, nil
+}
+
+// use runs c's deferred check, if any, and reports whether c may be used.
+// A failing candidate is one the rewriter's Candidates would not have
+// offered, so it is taken out of res's count too. (A failing pass result
+// cannot hide a valid rule candidate of the same graph: equal graphs
+// compute the same function, so that one would fail its check as well.)
+func use(c *rewrite.Candidate, res *Result) bool {
+	if c.Verify == nil {
+		return true
+	}
+	if err := c.Verify(); err != nil {
+		res.rule(c.Rule).Candidates--
+		return false
+	}
+	c.Verify = nil
+	return true
 }
 
 func (o Options) sizeLimit(g *graph.Graph) int {
@@ -134,9 +161,9 @@ func limitReached(res *Result, o Options, t0 time.Time) bool {
 // that step picks among cur's candidates, until the budget or the time limit
 // is spent, cur has no candidates or step returns nil; it records the stop
 // reason (except step's own) and reports progress after every move.
-func (p *Problem) walk(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int, step func([]rewrite.Candidate) (*graph.Graph, error)) error {
+func (p *Problem) walk(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int, deferred bool, step func([]rewrite.Candidate) (*graph.Graph, error)) error {
 	for !limitReached(res, o, t0) {
-		cands, err := p.candidates(cur, res, limit)
+		cands, err := p.candidates(cur, res, limit, deferred)
 		if err != nil {
 			return err
 		}
@@ -160,19 +187,43 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 	return p.search("greedy", &o, 1000, func(res *Result, t0 time.Time, limit int) ([]string, error) {
 		curLat := res.InitialLatency
 		var path []string
-		err := p.walk(p.Model.Graph, res, o, t0, limit, func(cands []rewrite.Candidate) (*graph.Graph, error) {
-			bestI, bestLat := -1, curLat
+		err := p.walk(p.Model.Graph, res, o, t0, limit, true, func(cands []rewrite.Candidate) (*graph.Graph, error) {
+			lats := make([]time.Duration, len(cands))
 			for i, c := range cands {
 				l, err := p.latency(c.Graph, res)
 				if err != nil {
 					return nil, fmt.Errorf("greedy: candidate of rule %s: %w", c.Rule, err)
 				}
-				if l < bestLat {
-					bestI, bestLat = i, l
+				lats[i] = l
+			}
+			// The fastest improving candidate that passes its check (the
+			// first of equals, as without deferred checks).
+			failed := make([]bool, len(cands))
+			var bestI int
+			var bestLat time.Duration
+			for {
+				bestI, bestLat = -1, curLat
+				for i, l := range lats {
+					if l < bestLat && !failed[i] {
+						bestI, bestLat = i, l
+					}
 				}
+				if bestI < 0 || use(&cands[bestI], res) {
+					break
+				}
+				failed[bestI] = true
 			}
 			if bestI < 0 {
-				res.StopReason = StopNoImprovement
+				// As with checks up front: no improvement among usable
+				// candidates, or none usable at all.
+				res.StopReason = StopNoCandidates
+				for i := range cands {
+					if !failed[i] && use(&cands[i], res) {
+						res.StopReason = StopNoImprovement
+						break
+					}
+					failed[i] = true
+				}
 				return nil, nil
 			}
 			curLat = bestLat
@@ -191,6 +242,9 @@ type queued struct {
 	lat  time.Duration
 	path []string
 	seq  int // insertion order, to break ties deterministically
+	// cand, when its Verify is set, is the candidate g came from, whose
+	// check is deferred until g is popped.
+	cand rewrite.Candidate
 }
 
 type pq []*queued
@@ -235,8 +289,13 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 				break
 			}
 			item := heap.Pop(q).(*queued)
+			if !use(&item.cand, res) {
+				continue // checks up front would never have queued it
+			}
 			res.Steps++
-			cands, err := p.candidates(item.g, res, limit)
+			// A candidate's check is deferred until it is popped or becomes
+			// the best: most queued graphs are never popped.
+			cands, err := p.candidates(item.g, res, limit, true)
 			if err != nil {
 				return nil, err
 			}
@@ -254,7 +313,10 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 				// Compared with the best before this candidate, so that a new
 				// best graph is always queued, even with Alpha = 1.
 				if float64(l) < o.Alpha*float64(res.BestLatency) {
-					heap.Push(q, &queued{g: c.Graph, lat: l, path: path, seq: seq})
+					if l < res.BestLatency && !use(&c, res) {
+						continue
+					}
+					heap.Push(q, &queued{g: c.Graph, lat: l, path: path, seq: seq, cand: c})
 					seq++
 				}
 				if l < res.BestLatency {
@@ -275,7 +337,8 @@ func RandomWalk(p *Problem, o Options) (*Result, error) {
 	return p.search("random", &o, 100, func(res *Result, t0 time.Time, limit int) ([]string, error) {
 		rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
 		var path, bestPath []string
-		err := p.walk(p.Model.Graph, res, o, t0, limit, func(cands []rewrite.Candidate) (*graph.Graph, error) {
+		// Checked candidates: a random pick must not depend on checks.
+		err := p.walk(p.Model.Graph, res, o, t0, limit, false, func(cands []rewrite.Candidate) (*graph.Graph, error) {
 			c := cands[rng.IntN(len(cands))]
 			path = append(path, c.Rule)
 			res.Steps++
