@@ -55,6 +55,21 @@ func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64)
 	return &out, nil
 }
 
+// FinishOrFolded is Finish, except that a graph failing verification is
+// dropped, never written, and the folded start graph is finished in its
+// place (rejected reports that). Rewrites that reorder float32 arithmetic
+// can, compounded over a recurrent network's many steps, drift past the
+// tolerance; the user then gets a verified model and the reason.
+func (s *Start) FinishOrFolded(w io.Writer, best *graph.Graph, tol float64, seed uint64) (out *graph.Model, rejected bool, err error) {
+	out, err = s.Finish(w, best, tol, seed)
+	if !errors.Is(err, ErrNotEquivalent) {
+		return out, false, err
+	}
+	fmt.Fprintln(w, "the optimised graph is not written: it does not compute the same function within the tolerance (above); going on with the folded model")
+	out, err = s.Finish(w, s.Model.Graph, tol, seed)
+	return out, true, err
+}
+
 // Verify checks out against orig on the Go executor and, when installed,
 // ONNX Runtime, on VerifySeeds input sets from seed on; it returns
 // ErrNotEquivalent when any output differs by more than tol.

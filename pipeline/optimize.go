@@ -158,9 +158,12 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	}
 	times.Search = time.Since(tSearch)
 	tVerify := time.Now()
-	verified, err := s.Finish(w, best, cfg.Tolerance, cfg.SearchOptions.Seed)
+	verified, rejected, err := s.FinishOrFolded(w, best, cfg.Tolerance, cfg.SearchOptions.Seed)
 	if err != nil {
 		return nil, err
+	}
+	if rejected {
+		best, res.Best = s.Model.Graph, res.Initial
 	}
 	if res.Search != nil {
 		sr := res.Search
@@ -196,6 +199,9 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		return nil, fmt.Errorf("writing %s: %w", cfg.Output, err)
 	}
 	fmt.Fprintf(w, "nodes: %d -> %d\n", len(s.Orig.Graph.Nodes), len(res.Out.Graph.Nodes))
+	if rejected {
+		fmt.Fprintln(w, "the rules below led to the graph that failed verification; none of them is in the written model")
+	}
 	if res.Search != nil {
 		fmt.Fprintln(w)
 		if err := res.Search.WriteRuleTable(w); err != nil {

@@ -62,7 +62,9 @@ output's root mean square (at least 1), and each output's relative L2 error with
 rtol, rtol = --tolerance, default 1e-4, float32-appropriate; on the Go executor when
 it implements every op, and on ONNX Runtime when installed), and only then written,
 atomically: the optimised graph only when it is measurably faster than the original
-in ONNX Runtime, otherwise the folded or the original model, as the report says.
+in ONNX Runtime, otherwise the folded or the original model, as the report says. A
+found graph that fails verification (float32 rounding compounded past the tolerance)
+is never written: the report shows its error and the run goes on with the folded model.
 Shapes that xrl cannot infer (ops outside its table) are taken from one ONNX Runtime
 run of the model.`,
 		Args: cobra.ExactArgs(1),
