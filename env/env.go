@@ -275,13 +275,7 @@ func (e *Env) Latency(g *graph.Graph) (time.Duration, error) {
 // latencyOf is Latency for a graph whose canonical hash is h (zero:
 // unknown); a latency model that caches by hash is given it.
 func (e *Env) latencyOf(g *graph.Graph, h graph.Hash) (time.Duration, error) {
-	var st measure.Stats
-	var err error
-	if hm, ok := e.cfg.Latency.(measure.HashedLatencyModel); ok && h != (graph.Hash{}) {
-		st, err = hm.LatencyHashed(e.ModelOf(g), h)
-	} else {
-		st, err = e.cfg.Latency.Latency(e.ModelOf(g))
-	}
+	st, err := measure.LatencyKnownHash(e.cfg.Latency, e.ModelOf(g), h)
 	if err != nil {
 		return 0, err
 	}
@@ -320,16 +314,10 @@ func (e *Env) Observation() *Observation { return e.obs }
 // their checks to Step when deferred and the rewriter can.
 func (e *Env) refresh(info *Info, deferred bool) error {
 	t0 := time.Now()
-	var all []Candidate
-	var err error
-	if dr, ok := e.cfg.Rewriter.(rewrite.DeferredRewriter); ok && deferred {
-		all, err = dr.CandidatesDeferred(e.cur)
-		if err == nil && len(all) > 0 && !slices.ContainsFunc(all, func(c Candidate) bool { return c.Verify == nil }) {
-			// Only candidates still to check: whether any remains decides
-			// the episode's end and No-Op's mask, so check them now.
-			all, err = e.cfg.Rewriter.Candidates(e.cur)
-		}
-	} else {
+	all, err := rewrite.CandidatesOf(e.cfg.Rewriter, e.cur, deferred)
+	if deferred && err == nil && len(all) > 0 && !slices.ContainsFunc(all, func(c Candidate) bool { return c.Verify == nil }) {
+		// Only candidates still to check: whether any remains decides
+		// the episode's end and No-Op's mask, so check them now.
 		all, err = e.cfg.Rewriter.Candidates(e.cur)
 	}
 	if err != nil {

@@ -37,3 +37,12 @@ func (c *cachedLatency) LatencyHashed(m *graph.Model, h graph.Hash) (Stats, erro
 	c.mu.Unlock()
 	return st, nil
 }
+
+// LatencyKnownHash is lm.Latency(m), given m's graph's canonical hash h
+// (zero: unknown) so that a HashedLatencyModel need not hash it again.
+func LatencyKnownHash(lm LatencyModel, m *graph.Model, h graph.Hash) (Stats, error) {
+	if hm, ok := lm.(HashedLatencyModel); ok && h != (graph.Hash{}) {
+		return hm.LatencyHashed(m, h)
+	}
+	return lm.Latency(m)
+}

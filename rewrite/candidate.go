@@ -46,3 +46,12 @@ func (c Candidate) GraphHash() graph.Hash {
 	}
 	return c.Graph.CanonicalHash()
 }
+
+// CandidatesOf returns r's candidates of g, with their costly checks left
+// to Candidate.Verify when deferred and r is a DeferredRewriter.
+func CandidatesOf(r Rewriter, g *graph.Graph, deferred bool) ([]Candidate, error) {
+	if dr, ok := r.(DeferredRewriter); ok && deferred {
+		return dr.CandidatesDeferred(g)
+	}
+	return r.Candidates(g)
+}

@@ -49,11 +49,13 @@ type Problem struct {
 	Latency  measure.LatencyModel
 }
 
-func (p *Problem) latency(g *graph.Graph, res *Result) (time.Duration, error) {
+// latency scores g, whose canonical hash is h (zero: unknown; a
+// candidate's is known, so a caching latency model need not hash it).
+func (p *Problem) latency(g *graph.Graph, h graph.Hash, res *Result) (time.Duration, error) {
 	m := *p.Model
 	m.Graph = g
 	res.Evaluations++
-	st, err := p.Latency.Latency(&m)
+	st, err := measure.LatencyKnownHash(p.Latency, &m, h)
 	if err != nil {
 		return 0, err
 	}
@@ -68,7 +70,7 @@ func (p *Problem) start(name string, o *Options, budget int) (*Result, time.Time
 	}
 	t0 := time.Now()
 	res := &Result{Algorithm: name, Best: p.Model.Graph, Rules: map[string]*RuleUse{}}
-	l, err := p.latency(p.Model.Graph, res)
+	l, err := p.latency(p.Model.Graph, graph.Hash{}, res)
 	if err != nil {
 		return nil, t0, fmt.Errorf("%s: measuring the start graph: %w", name, err)
 	}
@@ -98,13 +100,7 @@ func (p *Problem) search(name string, o *Options, budget int, body func(res *Res
 // caller (Candidate.Verify), who must run them through use before using a
 // candidate.
 func (p *Problem) candidates(g *graph.Graph, res *Result, limit int, deferred bool) ([]rewrite.Candidate, error) {
-	var cands []rewrite.Candidate
-	var err error
-	if dr, ok := p.Rewriter.(rewrite.DeferredRewriter); ok && deferred {
-		cands, err = dr.CandidatesDeferred(g)
-	} else {
-		cands, err = p.Rewriter.Candidates(g)
-	}
+	cands, err := rewrite.CandidatesOf(p.Rewriter, g, deferred)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +186,7 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 		err := p.walk(p.Model.Graph, res, o, t0, limit, true, func(cands []rewrite.Candidate) (*graph.Graph, error) {
 			lats := make([]time.Duration, len(cands))
 			for i, c := range cands {
-				l, err := p.latency(c.Graph, res)
+				l, err := p.latency(c.Graph, c.Hash, res)
 				if err != nil {
 					return nil, fmt.Errorf("greedy: candidate of rule %s: %w", c.Rule, err)
 				}
@@ -305,7 +301,7 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 					continue
 				}
 				seen[h] = true
-				l, err := p.latency(c.Graph, res)
+				l, err := p.latency(c.Graph, c.Hash, res)
 				if err != nil {
 					return nil, fmt.Errorf("taso: candidate of rule %s: %w", c.Rule, err)
 				}
@@ -342,7 +338,7 @@ func RandomWalk(p *Problem, o Options) (*Result, error) {
 			c := cands[rng.IntN(len(cands))]
 			path = append(path, c.Rule)
 			res.Steps++
-			l, err := p.latency(c.Graph, res)
+			l, err := p.latency(c.Graph, c.Hash, res)
 			if err != nil {
 				return nil, fmt.Errorf("random: %w", err)
 			}
