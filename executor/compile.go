@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/measure"
 )
 
 // compiler holds compile-time state.
@@ -98,7 +97,7 @@ func (c *compiler) valueSlot(n *graph.Node, v *graph.Value) (int, error) {
 func (c *compiler) addNode(n *graph.Node) error {
 	control := isControlFlow(n)
 	if !control && (n.IsOpaque() || n.Schema() == nil) {
-		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
+		return &graph.UnsupportedOpError{Node: n, Runtime: "Go executor"}
 	}
 	f := kernelTable[kernelKey(n.Domain, n.Op)]
 	inputs := n.Inputs
@@ -108,7 +107,7 @@ func (c *compiler) addNode(n *graph.Node) error {
 		inputs = n.AllInputs()
 	}
 	if f == nil {
-		return &measure.UnsupportedOpError{Node: n, Backend: "Go executor"}
+		return &graph.UnsupportedOpError{Node: n, Runtime: "Go executor"}
 	}
 	ni := &nodeInfo{node: n, threads: c.e.opts.Threads}
 	st := step{node: n}

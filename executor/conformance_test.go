@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 )
 
@@ -267,7 +266,7 @@ func firstLine(s string) string {
 // legitimately cannot run (random training-mode op).
 func runSet(s confSet, opts ExecOptions) (map[string]*graph.Tensor, string, error) {
 	ex, err := NewExecutor(s.g, opts)
-	var unsupported *measure.UnsupportedOpError
+	var unsupported *graph.UnsupportedOpError
 	if errors.As(err, &unsupported) && isControlFlowWithBodies(unsupported.Node) {
 		return nil, "If/Loop/Scan body whose shapes depend on run-time values", nil
 	}

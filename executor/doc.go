@@ -15,6 +15,9 @@
 // ExecOptions.Precision set to graph.Float64 computes every float32 value in
 // float64: the reference mode used to verify rewrite rules numerically.
 //
-// The package also registers the executor as the measurement backend "go"
-// (Backend) and provides Evaluate, the evaluator constant folding uses.
+// The package also provides Evaluate, the evaluator constant folding uses,
+// and PlannedMemory, the memory a graph's compiled plan holds. It depends
+// on graph only: package measure/goexec makes it a measurement backend
+// ("go") and a memory scorer. A node it does not implement fails
+// compilation with *graph.UnsupportedOpError.
 package executor

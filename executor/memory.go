@@ -1,12 +1,6 @@
 package executor
 
-import (
-	"fmt"
-	"time"
-
-	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/measure"
-)
+import "github.com/xrl-dev/xrl/graph"
 
 // Memory is the memory a model needs for inference as the executor plans
 // it: the constants it holds (initializers and Constant-node data, and
@@ -32,32 +26,3 @@ func PlannedMemory(g *graph.Graph) (Memory, error) {
 	}
 	return Memory{Weights: ex.ConstBytes(), Intermediates: ex.PeakBytes()}, nil
 }
-
-// MemoryModel scores models by planned peak memory (PlannedMemory's
-// Total) behind the measure.LatencyModel interface, so that the
-// environment's rewards and the searches can minimise memory unchanged.
-// Its Stats carry the memory in Bytes; Median (and Min, P10, P90) hold
-// the same figure as a score, Bytes.Score(), which only ranks graphs.
-type MemoryModel struct{}
-
-// MemoryObjectiveName is MemoryModel's Name.
-const MemoryObjectiveName = "memory"
-
-// Name implements measure.LatencyModel.
-func (MemoryModel) Name() string { return MemoryObjectiveName }
-
-// Latency implements measure.LatencyModel: Bytes is the planned peak
-// memory and every time statistic its score.
-func (MemoryModel) Latency(m *graph.Model) (measure.Stats, error) {
-	mem, err := PlannedMemory(m.Graph)
-	if err != nil {
-		return measure.Stats{}, fmt.Errorf("planning memory: %w", err)
-	}
-	b := measure.Bytes(mem.Total())
-	d := b.Score()
-	return measure.Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Stable: true, Bytes: b}, nil
-}
-
-// MemoryBytes reads a MemoryModel score (a Stats time statistic) back as
-// bytes; new code reads Stats.Bytes.
-func MemoryBytes(d time.Duration) int64 { return int64(d) }

@@ -84,15 +84,3 @@ func NewBackend(name string, opts BackendOptions) (Backend, error) {
 	}
 	return f(opts)
 }
-
-// UnsupportedOpError reports that a backend cannot run a model because it
-// does not implement one of its nodes. Verification skips such a backend
-// (VerifyRuntimes) rather than failing.
-type UnsupportedOpError struct {
-	Node    *graph.Node
-	Backend string
-}
-
-func (e *UnsupportedOpError) Error() string {
-	return fmt.Sprintf("%v: op is not supported by the %s", e.Node, e.Backend)
-}

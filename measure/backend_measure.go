@@ -95,9 +95,9 @@ type Stats struct {
 	// Stable reports whether the relative MAD of the runs, or of the block
 	// minima, reached MaxSpread before a cap.
 	Stable bool
-	// Bytes is the model's planned memory when the scorer measures memory
-	// (the memory objective, or the memory half of Combined); 0 for
-	// latency models. Median then holds Bytes.Score().
+	// Bytes is the model's memory when the scorer is a memory objective
+	// (MemoryObjective, or the memory half of Combined); 0 for latency
+	// models. Median then holds a score, not a time (MemoryScore).
 	Bytes Bytes
 }
 

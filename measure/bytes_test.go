@@ -15,8 +15,8 @@ func TestBytes(t *testing.T) {
 		if got := tc.b.String(); got != tc.want {
 			t.Errorf("Bytes(%d) = %q, want %q", int64(tc.b), got, tc.want)
 		}
-		if got := int64(tc.b.Score()); got != int64(tc.b) {
-			t.Errorf("Bytes(%d).Score() = %d: want one unit per byte", int64(tc.b), got)
+		if got := int64(MemoryScore(tc.b)); got != int64(tc.b) {
+			t.Errorf("MemoryScore(%d) = %d: want one unit per byte", int64(tc.b), got)
 		}
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/xrl-dev/xrl/executor" // registers the "go" backend
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 )
 
 func TestCostModelCachesBySignature(t *testing.T) {

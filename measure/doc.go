@@ -2,7 +2,7 @@
 // over pluggable execution backends.
 //
 // A Backend loads a model into a Session; backends register themselves by
-// name (the Go executor as "go" in package executor, ONNX Runtime as "ort"
+// name (the Go executor as "go" in measure/goexec, ONNX Runtime as "ort"
 // in measure/ort). On top of them: Measure (warm-ups, repeated timed runs,
 // robust statistics), Compare (interleaved A/B runs with a confidence
 // interval of the latency ratio), LatencyModel (what the environment and

@@ -15,7 +15,7 @@ type RuntimeResult struct {
 	Result VerifyResult
 	// Skipped is set when the runtime cannot run the models (an op it
 	// does not implement).
-	Skipped *UnsupportedOpError
+	Skipped *graph.UnsupportedOpError
 }
 
 // String renders the result as one line.
@@ -27,7 +27,7 @@ func (r RuntimeResult) String() string {
 }
 
 // VerifyRuntimes checks b against a on each named runtime. A runtime that
-// cannot run the models (*UnsupportedOpError, e.g. an op outside the Go
+// cannot run the models (*graph.UnsupportedOpError, e.g. an op outside the Go
 // executor) is skipped and reported, so that an op xrl cannot execute does
 // not block verification where ONNX Runtime can; it is an error when no
 // runtime could run them.
@@ -40,7 +40,7 @@ func VerifyRuntimes(names []string, a, b *graph.Model, opts VerifyOptions) ([]Ru
 			return out, err
 		}
 		res, err := Verify(be, a, b, opts)
-		var un *UnsupportedOpError
+		var un *graph.UnsupportedOpError
 		if errors.As(err, &un) {
 			out = append(out, RuntimeResult{Runtime: name, Skipped: un})
 			continue

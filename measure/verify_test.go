@@ -4,10 +4,10 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	_ "github.com/xrl-dev/xrl/executor" // registers the "go" backend
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 )
 
 func mlpModel(t *testing.T, w *graph.Tensor) *graph.Model {

@@ -9,23 +9,25 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/measure/goexec"
 )
 
 // objectiveModel returns the scorer the search or agent minimises for
 // objective: the latency model called latency, the executor's planned
-// peak memory, or both combined (measure.Combined).
+// peak memory (measure.MemoryObjective), or both combined
+// (measure.Combined).
 func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyModel, error) {
 	switch objective {
 	case "", measure.ObjectiveLatency:
 		return measure.NewLatencyModel(latency, ms.Backend, ms.Measure)
 	case measure.ObjectiveMemory:
-		return measure.Cached(executor.MemoryModel{}), nil
+		return measure.Cached(measure.MemoryObjective{Memory: goexec.MemoryModel{}}), nil
 	case measure.ObjectiveBoth:
 		lm, err := measure.NewLatencyModel(latency, ms.Backend, ms.Measure)
 		if err != nil {
 			return nil, err
 		}
-		return measure.Cached(measure.Combined{A: lm, B: executor.MemoryModel{}}), nil
+		return measure.Cached(measure.Combined{Time: lm, Memory: goexec.MemoryModel{}}), nil
 	}
 	return nil, fmt.Errorf("unknown objective %q (want %s)", objective, strings.Join(measure.Objectives, ", "))
 }
@@ -55,10 +57,10 @@ func reportObjective(w io.Writer, objective string, start, best *graph.Graph, in
 		best = start
 	}
 	ratio := float64(initial) / float64(bestScore)
-	sa, errA := executor.MemoryModel{}.Latency(&graph.Model{Graph: start})
-	sb, errB := executor.MemoryModel{}.Latency(&graph.Model{Graph: best})
+	ma, errA := goexec.MemoryModel{}.Memory(&graph.Model{Graph: start})
+	mb, errB := goexec.MemoryModel{}.Memory(&graph.Model{Graph: best})
 	if errA == nil && errB == nil {
-		a, b = sa.Bytes, sb.Bytes
+		a, b = ma, mb
 	}
 	mem := "not available"
 	if a > 0 && b > 0 {
@@ -75,7 +77,7 @@ func reportObjective(w io.Writer, objective string, start, best *graph.Graph, in
 // scorerName describes what lm scores, for progress lines.
 func scorerName(lm measure.LatencyModel) string {
 	switch n := lm.Name(); n {
-	case executor.MemoryObjectiveName:
+	case goexec.MemoryName:
 		return "planned peak memory"
 	default:
 		if strings.Contains(n, "+") {
@@ -89,7 +91,7 @@ func scorerName(lm measure.LatencyModel) string {
 // measures memory (its Stats.Bytes; lm is cached, so this costs no new
 // measurement), the time otherwise.
 func scoreString(lm measure.LatencyModel, m *graph.Model, score time.Duration) string {
-	if lm.Name() != executor.MemoryObjectiveName {
+	if lm.Name() != goexec.MemoryName {
 		return score.Round(time.Microsecond).String()
 	}
 	if m == nil || m.Graph == nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/measure/goexec"
 )
 
 func TestScoreString(t *testing.T) {
@@ -25,7 +26,7 @@ func TestScoreString(t *testing.T) {
 		want  string
 	}{
 		{"latency", measure.Roofline{}, 1234567 * time.Nanosecond, "1.235ms"},
-		{"memory", measure.Cached(executor.MemoryModel{}), measure.Bytes(mem.Total()).Score(), measure.Bytes(mem.Total()).String()},
+		{"memory", measure.Cached(measure.MemoryObjective{Memory: goexec.MemoryModel{}}), measure.MemoryScore(measure.Bytes(mem.Total())), measure.Bytes(mem.Total()).String()},
 	} {
 		got := scoreString(tc.lm, s.Model, tc.score)
 		if got != tc.want {

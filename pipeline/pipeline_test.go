@@ -136,7 +136,7 @@ func TestOptimizeMemoryObjectives(t *testing.T) {
 			if tc.objective == measure.ObjectiveMemory && res.BestBytes > res.InitialBytes {
 				t.Errorf("planned memory %v -> %v: the memory objective's best uses more", res.InitialBytes, res.BestBytes)
 			}
-			if tc.objective == measure.ObjectiveMemory && res.Initial != res.InitialBytes.Score() {
+			if tc.objective == measure.ObjectiveMemory && res.Initial != measure.MemoryScore(res.InitialBytes) {
 				t.Errorf("start score %v, planned memory %v: the memory objective ranks by bytes", res.Initial, res.InitialBytes)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 	"github.com/xrl-dev/xrl/rules"
 )
 

@@ -6,7 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/measure"
-	_ "github.com/xrl-dev/xrl/measure/ort" // registers the "ort" backend
+	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
+	_ "github.com/xrl-dev/xrl/measure/ort"    // registers the "ort" backend
 	"github.com/xrl-dev/xrl/pipeline"
 )
 

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	_ "github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 	_ "github.com/xrl-dev/xrl/measure/ort"
 )
 

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	_ "github.com/xrl-dev/xrl/executor" // registers the "go" backend
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
+	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 )
 
 func randTensor(r *rand.Rand, shape ...int) *graph.Tensor {

@@ -1,6 +1,7 @@
-package executor
+package goexec
 
 import (
+	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 )
@@ -25,9 +26,10 @@ type Backend struct {
 // Name implements measure.Backend.
 func (b *Backend) Name() string { return BackendName }
 
-// Load implements measure.Backend: it compiles m for repeated runs.
+// Load implements measure.Backend: it compiles m for repeated runs. A node
+// the executor does not implement fails with *graph.UnsupportedOpError.
 func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
-	ex, err := NewExecutor(m.Graph, ExecOptions{Threads: b.Threads})
+	ex, err := executor.NewExecutor(m.Graph, executor.ExecOptions{Threads: b.Threads})
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +37,7 @@ func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
 }
 
 // session adapts an Executor to measure.Session.
-type session struct{ ex *Executor }
+type session struct{ ex *executor.Executor }
 
 func (s session) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
 	return s.ex.Run(in)
