@@ -33,7 +33,9 @@ type Config struct {
 	// Rewriter proposes the candidate rewrites of each graph.
 	Rewriter Rewriter
 	// Latency measures (or estimates) end-to-end latency. Share one value
-	// between environments to share its cache.
+	// between environments to share its cache. Under the memory
+	// objectives it is measure.MemoryObjective or measure.Combined, whose
+	// scores rank graphs but are not times.
 	Latency measure.LatencyModel
 	// MaxCandidates caps the candidates shown per step (default 200).
 	MaxCandidates int

@@ -11,6 +11,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // ErrNotEquivalent is returned when the optimised model fails
@@ -78,7 +79,7 @@ func Verify(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error
 	if measure.DefaultBackendName() == "ort" {
 		names = append(names, "ort")
 	}
-	results, err := measure.VerifyRuntimes(names, orig, out, measure.VerifyOptions{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
+	results, err := verify.Runtimes(names, orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
 	for _, r := range results {
 		fmt.Fprintln(w, r)
 		if r.Skipped == nil && !r.Result.OK {

@@ -14,6 +14,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // testRules are small rules for the engine tests (not verified rules of
@@ -103,7 +104,7 @@ func goBackend(t testing.TB) measure.Backend {
 // verifySame checks that b computes a's function (relative error 1e-4).
 func verifySame(t testing.TB, a, b *graph.Graph, what string) {
 	t.Helper()
-	res, err := measure.Verify(goBackend(t), &graph.Model{Graph: a}, &graph.Model{Graph: b}, measure.VerifyOptions{Seeds: 1, Tolerance: 1e-4})
+	res, err := verify.Models(goBackend(t), &graph.Model{Graph: a}, &graph.Model{Graph: b}, verify.Options{Seeds: 1, Tolerance: 1e-4})
 	if err != nil {
 		t.Errorf("%s: verify: %v", what, err)
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // ortBackend returns ONNX Runtime with one thread and every optimisation.
@@ -87,7 +88,7 @@ func checkFusionForms(t *testing.T, be measure.Backend, m *graph.Model, fused st
 	if n := ortOps(t, be, out)[fused]; n != 1 {
 		t.Errorf("after the rewrite ONNX Runtime forms %d %s, want 1 (ops %v)", n, fused, ortOps(t, be, out))
 	}
-	res, err := measure.VerifyPair(be, m, be, out, measure.VerifyOptions{Seeds: 2})
+	res, err := verify.Pair(be, m, be, out, verify.Options{Seeds: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

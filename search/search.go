@@ -42,7 +42,9 @@ type Options struct {
 }
 
 // Problem is what every algorithm optimises: a start model, the rewriter
-// that proposes candidates and the latency model that scores graphs.
+// that proposes candidates and the latency model that scores graphs (for
+// the memory objectives, measure.MemoryObjective or measure.Combined,
+// whose scores rank graphs but are not times).
 type Problem struct {
 	Model    *graph.Model
 	Rewriter rewrite.Rewriter

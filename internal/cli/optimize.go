@@ -10,6 +10,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/search"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 type optimizeOptions struct {
@@ -104,7 +105,7 @@ run of the model.`,
 	f.IntVar(&opts.Budget, "budget", 100, "taso: queue pops; greedy/random: steps; brkga: decoded chromosomes")
 	f.DurationVar(&opts.TimeLimit, "time-limit", 0, "stop searching after this long (0 = no limit)")
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
-	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "verification's relative tolerance rtol: |a-b| <= 1e-5*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
+	f.Float64Var(&opts.Tolerance, "tolerance", verify.DefaultRTol, "verification's relative tolerance rtol: |a-b| <= 1e-5*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
 	f.StringSliceVar(&opts.MeasuredPasses, "measured-passes", pipeline.DefaultMeasuredPasses, "whole-graph passes tried on the result and kept only when measurably faster end to end (none: skip)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")

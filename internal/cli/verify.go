@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 type verifyOptions struct {
@@ -62,8 +62,8 @@ implement) is skipped with a note; at least one must run them.`,
 	f := c.Flags()
 	f.StringSliceVar(&opts.Runtimes, "runtime", []string{"go", "ort"}, "runtimes to check on (go, ort)")
 	f.IntVar(&opts.Seeds, "seeds", 3, "number of random input sets")
-	f.Float64Var(&opts.Tolerance, "tolerance", measure.DefaultRTol, "relative tolerance rtol: |a-b| <= atol*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
-	f.Float64Var(&opts.ATol, "atol", measure.DefaultATol, "absolute tolerance atol (covers near-zero outputs)")
+	f.Float64Var(&opts.Tolerance, "tolerance", verify.DefaultRTol, "relative tolerance rtol: |a-b| <= atol*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
+	f.Float64Var(&opts.ATol, "atol", verify.DefaultATol, "absolute tolerance atol (covers near-zero outputs)")
 	return c
 }
 
@@ -73,7 +73,7 @@ func verifyRun(o *verifyOptions) error {
 		return err
 	}
 	failed := false
-	results, err := measure.VerifyRuntimes(o.Runtimes, ma, mb, measure.VerifyOptions{Seeds: o.Seeds, Tolerance: o.Tolerance, ATol: o.ATol})
+	results, err := verify.Runtimes(o.Runtimes, ma, mb, verify.Options{Seeds: o.Seeds, Tolerance: o.Tolerance, ATol: o.ATol})
 	for _, r := range results {
 		fmt.Fprintln(o.IO.Out, r)
 		if r.Skipped == nil {

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
 	_ "github.com/xrl-dev/xrl/measure/ort"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // attentionModel is one com.microsoft Attention node over an input
@@ -75,7 +75,7 @@ func TestAttentionKernelMatchesORT(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := attentionModel(t, tt.batch, tt.seq, tt.din, tt.hidden, tt.heads, tt.scale, tt.bias, tt.causal)
-			res, err := measure.VerifyPair(goBE, m, ortBE, m, measure.VerifyOptions{Seeds: 2, Tolerance: 1e-4})
+			res, err := verify.Pair(goBE, m, ortBE, m, verify.Options{Seeds: 2, Tolerance: 1e-4})
 			if err != nil {
 				t.Fatal(err)
 			}

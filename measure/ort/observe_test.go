@@ -10,6 +10,7 @@ import (
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx/onnxpb"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // opaqueTriluModel is x[3x4] -> Trilu (kept opaque, no recorded shape) ->
@@ -60,7 +61,7 @@ func TestBindShapesObservesOpaqueOps(t *testing.T) {
 	}
 	// The bound model verifies against itself in ORT, and the Go executor
 	// is skipped with a reason rather than failing.
-	res, err := measure.VerifyRuntimes([]string{"go", "ort"}, m, m, measure.VerifyOptions{Seeds: 1})
+	res, err := verify.Runtimes([]string{"go", "ort"}, m, m, verify.Options{Seeds: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestRankZeroValues(t *testing.T) {
 		t.Errorf("cost model on rank-0 values: %v", err)
 	}
 	goBE, _ := measure.NewBackend("go", measure.BackendOptions{})
-	res, err := measure.VerifyPair(goBE, m, be, m, measure.VerifyOptions{Seeds: 2})
+	res, err := verify.Pair(goBE, m, be, m, verify.Options{Seeds: 2})
 	if err != nil || !res.OK {
 		t.Errorf("go vs ort on rank-0 values: %v %v", res, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/goexec" // registers the "go" backend
+	"github.com/xrl-dev/xrl/verify"
 )
 
 func randTensor(r *rand.Rand, shape ...int) *graph.Tensor {
@@ -58,7 +59,7 @@ func TestParityWithGoExecutor(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, be := range []measure.Backend{ortBE, goBE} {
-		res, err := measure.Verify(be, m, m, measure.VerifyOptions{})
+		res, err := verify.Models(be, m, m, verify.Options{})
 		if err != nil || !res.OK || res.MaxAbs != 0 {
 			t.Fatalf("%s: a model must equal itself: %v %v", be.Name(), res, err)
 		}

@@ -6,11 +6,12 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	_ "github.com/xrl-dev/xrl/measure/ort"
 	"github.com/xrl-dev/xrl/models"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // TestZooParity checks that the Go executor and ONNX Runtime compute the
 // same outputs for every zoo model at the cpu preset (relative error as
-// defined by measure.VerifyResult, bound 1e-4, two seeds).
+// defined by verify.Result, bound 1e-4, two seeds).
 func TestZooParity(t *testing.T) {
 	goBE, ortBE := goAndORT(t)
 	names := models.Names()
@@ -23,7 +24,7 @@ func TestZooParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := measure.VerifyPair(goBE, m, ortBE, m, measure.VerifyOptions{Seeds: 2, Tolerance: 1e-4})
+			res, err := verify.Pair(goBE, m, ortBE, m, verify.Options{Seeds: 2, Tolerance: 1e-4})
 			if err != nil {
 				t.Fatal(err)
 			}

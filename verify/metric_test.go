@@ -1,11 +1,10 @@
-package measure
+package verify
 
 import (
 	"math"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 func vec(xs ...float32) *graph.Tensor {
@@ -68,34 +67,5 @@ func TestCompareTensorsRelL2(t *testing.T) {
 	}
 	if math.Abs(e.RelL2-0.1) > 1e-9 || math.Abs(e.MaxAbs-0.5) > 1e-9 {
 		t.Errorf("rel L2 %g (want 0.1), max abs %g (want 0.5)", e.RelL2, e.MaxAbs)
-	}
-}
-
-func TestRandomInputsTokenIDsBelowTableSize(t *testing.T) {
-	b := graph.NewBuilder("embed")
-	ids := b.Input("ids", graph.Int64, 4, 64)
-	flag := b.Input("flag", graph.Int64, 8)
-	table := graph.NewTensor(graph.Float32, 300, 8)
-	b.Output(b.Op("Gather", []*graph.Value{b.Const("table", table), ids}, nil))
-	b.Output(b.Op("Add", []*graph.Value{flag, flag}, nil))
-	g := graphtest.Graph(t, b)
-	in, err := RandomInputs(g, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hi := int64(0)
-	for _, v := range in["ids"].Data.([]int64) {
-		if v < 0 || v >= 300 {
-			t.Fatalf("token id %d outside [0, 300)", v)
-		}
-		hi = max(hi, v)
-	}
-	if hi < 100 {
-		t.Errorf("token ids only reach %d: not drawn over the table", hi)
-	}
-	for _, v := range in["flag"].Data.([]int64) {
-		if v != 0 && v != 1 {
-			t.Errorf("integer input not read by a Gather got %d, want 0 or 1", v)
-		}
 	}
 }

@@ -1,4 +1,4 @@
-package measure
+package verify
 
 import (
 	"fmt"
@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
-// Default tolerances of Verify, for float32 models: an element passes when
+// Default tolerances of Models and Pair, for float32 models: an element passes when
 // |a-b| <= DefaultATol*s + DefaultRTol*|b|, numpy.allclose's rule with the
 // absolute tolerance in units of the output's scale s (its root mean square,
 // at least 1), and each output's relative L2 error must also stay within
@@ -21,9 +22,9 @@ const (
 	DefaultATol = 1e-5
 )
 
-// VerifyOptions controls how two models are checked to compute the same
+// Options controls how two models are checked to compute the same
 // function.
-type VerifyOptions struct {
+type Options struct {
 	// Seeds is the number of random input sets (default 3).
 	Seeds int
 	// FirstSeed is the seed of the first input set (default 1).
@@ -52,8 +53,8 @@ type OutputError struct {
 	Mismatched bool
 }
 
-// VerifyResult reports the largest disagreement found.
-type VerifyResult struct {
+// Result reports the largest disagreement found.
+type Result struct {
 	// RTol and ATol are the tolerances applied.
 	RTol, ATol float64
 	// MaxAbs is the largest absolute difference over all outputs and seeds.
@@ -74,7 +75,7 @@ type VerifyResult struct {
 }
 
 // String summarises the result.
-func (r VerifyResult) String() string {
+func (r Result) String() string {
 	verdict := "equal within tolerance"
 	if !r.OK {
 		verdict = "DIFFERENT"
@@ -88,7 +89,7 @@ func (r VerifyResult) String() string {
 }
 
 // Details lists each output's errors, one line each.
-func (r VerifyResult) Details() string {
+func (r Result) Details() string {
 	var b strings.Builder
 	for _, o := range r.Outputs {
 		fmt.Fprintf(&b, "  output %q: max abs error %.3g, max |a-b|/(atol*s+rtol*|b|) %.3g, rel L2 error %.3g", o.Name, o.MaxAbs, o.Ratio, o.RelL2)
@@ -100,16 +101,17 @@ func (r VerifyResult) Details() string {
 	return b.String()
 }
 
-// Verify runs a and b on the same random inputs with backend be and
-// compares their outputs position by position. Both models must have
-// static shapes and matching input and output signatures.
-func Verify(be Backend, a, b *graph.Model, opts VerifyOptions) (VerifyResult, error) {
-	return VerifyPair(be, a, be, b, opts)
+// Models runs a and b on the same random inputs (measure.RandomInputs)
+// with backend be and compares their outputs position by position. Both
+// models must have static shapes and matching input and output
+// signatures.
+func Models(be measure.Backend, a, b *graph.Model, opts Options) (Result, error) {
+	return Pair(be, a, be, b, opts)
 }
 
-// VerifyPair is Verify with model a run on backend beA and model b on beB;
-// with a == b it checks two backends against each other.
-func VerifyPair(beA Backend, a *graph.Model, beB Backend, b *graph.Model, opts VerifyOptions) (VerifyResult, error) {
+// Pair is Models with model a run on backend beA and model b on beB; with
+// a == b it checks two backends against each other.
+func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Model, opts Options) (Result, error) {
 	if opts.Seeds <= 0 {
 		opts.Seeds = 3
 	}
@@ -123,23 +125,23 @@ func VerifyPair(beA Backend, a *graph.Model, beB Backend, b *graph.Model, opts V
 		opts.ATol = DefaultATol
 	}
 	if err := sameSignature(a.Graph, b.Graph); err != nil {
-		return VerifyResult{}, err
+		return Result{}, err
 	}
 	sa, err := beA.Load(a)
 	if err != nil {
-		return VerifyResult{}, fmt.Errorf("first model: %w", err)
+		return Result{}, fmt.Errorf("first model: %w", err)
 	}
 	defer sa.Close()
 	sb, err := beB.Load(b)
 	if err != nil {
-		return VerifyResult{}, fmt.Errorf("second model: %w", err)
+		return Result{}, fmt.Errorf("second model: %w", err)
 	}
 	defer sb.Close()
-	res := VerifyResult{OK: true, RTol: opts.Tolerance, ATol: opts.ATol}
+	res := Result{OK: true, RTol: opts.Tolerance, ATol: opts.ATol}
 	res.Outputs = make([]OutputError, len(a.Graph.Outputs))
 	for k := 0; k < opts.Seeds; k++ {
 		seed := opts.FirstSeed + uint64(k)
-		inA, err := RandomInputs(a.Graph, seed)
+		inA, err := measure.RandomInputs(a.Graph, seed)
 		if err != nil {
 			return res, err
 		}

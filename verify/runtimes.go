@@ -1,10 +1,11 @@
-package measure
+package verify
 
 import (
 	"errors"
 	"fmt"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
 )
 
 // RuntimeResult is the outcome of verifying two models on one runtime.
@@ -12,7 +13,7 @@ type RuntimeResult struct {
 	// Runtime is the backend name ("go", "ort").
 	Runtime string
 	// Result is the comparison; meaningless when Skipped is set.
-	Result VerifyResult
+	Result Result
 	// Skipped is set when the runtime cannot run the models (an op it
 	// does not implement).
 	Skipped *graph.UnsupportedOpError
@@ -26,20 +27,21 @@ func (r RuntimeResult) String() string {
 	return fmt.Sprintf("verified on %s: %v", r.Runtime, r.Result)
 }
 
-// VerifyRuntimes checks b against a on each named runtime. A runtime that
-// cannot run the models (*graph.UnsupportedOpError, e.g. an op outside the Go
-// executor) is skipped and reported, so that an op xrl cannot execute does
-// not block verification where ONNX Runtime can; it is an error when no
-// runtime could run them.
-func VerifyRuntimes(names []string, a, b *graph.Model, opts VerifyOptions) ([]RuntimeResult, error) {
+// Runtimes checks b against a on each backend named in names
+// (measure.NewBackend). A runtime that cannot run the models
+// (*graph.UnsupportedOpError, e.g. an op outside the Go executor) is
+// skipped and reported, so that an op xrl cannot execute does not block
+// verification where ONNX Runtime can; it is an error when no runtime
+// could run them.
+func Runtimes(names []string, a, b *graph.Model, opts Options) ([]RuntimeResult, error) {
 	var out []RuntimeResult
 	ran := false
 	for _, name := range names {
-		be, err := NewBackend(name, BackendOptions{})
+		be, err := measure.NewBackend(name, measure.BackendOptions{})
 		if err != nil {
 			return out, err
 		}
-		res, err := Verify(be, a, b, opts)
+		res, err := Models(be, a, b, opts)
 		var un *graph.UnsupportedOpError
 		if errors.As(err, &un) {
 			out = append(out, RuntimeResult{Runtime: name, Skipped: un})
