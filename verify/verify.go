@@ -3,18 +3,17 @@ package verify
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 )
 
-// Default tolerances of Models and Pair, for float32 models: an element passes when
-// |a-b| <= DefaultATol*s + DefaultRTol*|b|, numpy.allclose's rule with the
-// absolute tolerance in units of the output's scale s (its root mean square,
-// at least 1), and each output's relative L2 error must also stay within
-// DefaultRTol. Scaling atol keeps a near-zero element of a large output (a
+// Default tolerances of Models and Pair, for float32 models: an element
+// passes when |a-b| <= DefaultATol*s + DefaultRTol*|b|, numpy.allclose's
+// rule with the absolute tolerance in units of the output's scale s (its
+// root mean square, at least 1), and each output's relative L2 error must
+// also stay within DefaultRTol. Scaling atol keeps a near-zero element of a large output (a
 // logit near 0 among logits of size 50) from failing on float32 rounding,
 // whose size follows the magnitude of the terms summed, not of the result.
 const (
@@ -222,63 +221,4 @@ func runtimeInputs(g *graph.Graph) []*graph.Value {
 		}
 	}
 	return out
-}
-
-// compareTensors compares x (first model) with y (reference) element by
-// element under |x-y| <= atol*s + rtol*|y|, s = max(1, RMS(y)), and as a
-// whole by the relative L2 error. Elements that are NaN or Inf in either are compared for
-// identity (Mismatched when they differ) and left out of the other figures.
-func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error) {
-	var e OutputError
-	if x == nil || y == nil {
-		return e, fmt.Errorf("missing output")
-	}
-	if !slices.Equal(x.Shape, y.Shape) {
-		return e, fmt.Errorf("shapes differ: %v vs %v", x.Shape, y.Shape)
-	}
-	a, err := x.AsFloat64()
-	if err != nil {
-		return e, err
-	}
-	b, err := y.AsFloat64()
-	if err != nil {
-		return e, err
-	}
-	atol *= outputScale(b)
-	var diff2, ref2 float64
-	for i := range a {
-		fa, fb := a[i], b[i]
-		if math.IsNaN(fa) || math.IsNaN(fb) || math.IsInf(fa, 0) || math.IsInf(fb, 0) {
-			if !(math.IsNaN(fa) && math.IsNaN(fb)) && fa != fb {
-				e.Mismatched = true
-			}
-			continue
-		}
-		d := math.Abs(fa - fb)
-		e.MaxAbs = math.Max(e.MaxAbs, d)
-		e.Ratio = math.Max(e.Ratio, d/(atol+rtol*math.Abs(fb)))
-		diff2 += d * d
-		ref2 += fb * fb
-	}
-	// A reference whose elements are all below atol/rtol (where atol
-	// dominates the element rule) is measured against that magnitude.
-	e.RelL2 = math.Sqrt(diff2) / math.Max(math.Sqrt(ref2), atol/rtol*math.Sqrt(float64(max(1, len(b)))))
-	return e, nil
-}
-
-// outputScale is the root mean square of the finite elements of b, at
-// least 1: the unit of the absolute tolerance.
-func outputScale(b []float64) float64 {
-	var sum float64
-	n := 0
-	for _, v := range b {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			sum += v * v
-			n++
-		}
-	}
-	if n == 0 {
-		return 1
-	}
-	return math.Max(1, math.Sqrt(sum/float64(n)))
 }
