@@ -9,6 +9,7 @@ import (
 
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/train"
 )
 
 // NewCmdEnv returns `xrl env` with its rollout and serve subcommands.
@@ -75,7 +76,7 @@ func envRolloutRun(o *envRolloutOptions) error {
 	if name == "" {
 		name = "cost"
 	}
-	lm, err := rewardLatency(name, &o.Runtime, o.CostCache)
+	lm, err := train.RewardLatency(name, o.Runtime.measurement(), o.CostCache)
 	if err != nil {
 		return err
 	}
