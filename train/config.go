@@ -90,7 +90,7 @@ func (c *Config) multi() bool { return len(c.Models) > 1 }
 // RunDir returns cfg.Dir, or names a new run directory CleanRL-style:
 // runs/MODEL__EXP__SEED__UNIXTIME, where MODEL is the model's file name
 // without its extension, or for several models the corpus directory's
-// name (else "multi").
+// name (else "multi"). cfg must name a model.
 func RunDir(cfg Config, now time.Time) string {
 	if cfg.Dir != "" {
 		return cfg.Dir

@@ -19,6 +19,14 @@ import (
 // *InterruptedError says where to resume. Errors of the configuration
 // against a resumed run or the models are *ConfigError values.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
+	switch {
+	case len(cfg.Models) == 0:
+		return nil, configErrorf("no model to train on")
+	case cfg.Algo != "" && cfg.Algo != AlgoPPO && cfg.Algo != AlgoEGRL:
+		return nil, configErrorf("--algo %q: want ppo or egrl", cfg.Algo)
+	case cfg.Algo == AlgoEGRL && (cfg.multi() || cfg.Resume):
+		return nil, configErrorf("--algo egrl trains on one model and cannot be resumed")
+	}
 	start := time.Now()
 	cfg.Dir = RunDir(cfg, start)
 	if cfg.Log == nil {

@@ -1,7 +1,10 @@
 package train
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +36,25 @@ func TestRunDir(t *testing.T) {
 	for _, c := range cases {
 		if got := bar(c.done, c.total, 4); got != c.want {
 			t.Errorf("bar(%d, %d) = %q, want %q", c.done, c.total, got, c.want)
+		}
+	}
+}
+
+func TestRunRefusesConfig(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no model", Config{}, "no model"},
+		{"unknown algorithm", Config{Models: []string{"m.onnx"}, Algo: "sac"}, `--algo "sac"`},
+		{"EGRL on two models", Config{Models: []string{"a.onnx", "b.onnx"}, Algo: AlgoEGRL}, "one model"},
+		{"EGRL resumed", Config{Models: []string{"m.onnx"}, Algo: AlgoEGRL, Resume: true}, "cannot be resumed"},
+	} {
+		_, err := Run(context.Background(), c.cfg)
+		var ce *ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want a configuration error containing %q", c.name, err, c.want)
 		}
 	}
 }
