@@ -1,14 +1,10 @@
 package cli
 
 import (
-	"fmt"
-	"text/tabwriter"
-	"time"
-
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/train"
 )
 
 // NewCmdEnv returns `xrl env` with its rollout and serve subcommands.
@@ -66,69 +62,18 @@ steps and at the end of each episode.`,
 }
 
 func envRolloutRun(o *envRolloutOptions) error {
-	sp, err := prepareStart(o.Model, &o.Shapes, nil)
+	bind, err := o.Shapes.bindings()
 	if err != nil {
 		return err
 	}
-	start, engine, folded := sp.Model, sp.Engine, sp.Model.Graph
-	name := o.Runtime.Runtime
-	if name == "" {
-		name = "cost"
-	}
-	lm, err := rewardLatency(name, &o.Runtime, o.CostCache)
-	if err != nil {
+	rep, err := train.Rollouts(train.RolloutConfig{Model: o.Model, Shapes: bind, Agent: o.Agent, Episodes: o.Episodes, Seed: o.Seed,
+		Horizon: o.Horizon, FeedbackEvery: o.FeedbackEvery, MaxCandidates: o.MaxCandidates,
+		Runtime: o.Runtime.Runtime, Measurement: o.Runtime.measurement(), CostCache: o.CostCache, Trace: o.Trace, Log: o.IO.Out})
+	if rep == nil {
 		return err
 	}
-	e, err := env.New(env.Config{Model: start, Rewriter: engine, Latency: lm,
-		Horizon: o.Horizon, FeedbackEvery: o.FeedbackEvery, MaxCandidates: o.MaxCandidates})
-	if err != nil {
-		return err
+	if werr := rep.Write(o.IO.Out); werr != nil {
+		return werr
 	}
-	var agent env.Agent
-	switch o.Agent {
-	case "random":
-		agent = env.NewRandomAgent(o.Seed)
-	case "greedy":
-		cost := lm
-		if lm.Name() != "cost" {
-			if cost, err = measure.NewLatencyModel("cost", o.Runtime.backendOptions(), o.Runtime.measureOptions()); err != nil {
-				return err
-			}
-		}
-		agent = &env.GreedyAgent{Env: e, Latency: cost}
-	}
-	var trace *traceAgent
-	if o.Trace != "" {
-		trace = &traceAgent{Agent: agent}
-		agent = trace
-	}
-	w := o.IO.Out
-	fmt.Fprintf(w, "%s: %d nodes, %s agent, %s latency\n", o.Model, len(folded.Nodes), o.Agent, lm.Name())
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "EPISODE\tRETURN\tSTEPS\tSTOP\tLATENCY BEFORE\tBEST\tSPEEDUP\tTIME\t")
-	var sumRet, sumSpeed float64
-	for i := 0; i < o.Episodes; i++ {
-		if trace != nil {
-			trace.episode, trace.seed = i, o.Seed+uint64(i)
-		}
-		ep, err := env.Rollout(e, agent, o.Seed+uint64(i))
-		if err != nil {
-			return err
-		}
-		sumRet += ep.Return
-		sumSpeed += ep.Speedup()
-		fmt.Fprintf(tw, "%d\t%.2f\t%d\t%s\t%v\t%v\t%.3fx\t%v\t\n", i+1, ep.Return, ep.Steps, ep.StopReason,
-			ep.InitialLatency.Round(time.Microsecond), ep.BestLatency.Round(time.Microsecond), ep.Speedup(), ep.Elapsed.Round(time.Millisecond))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if trace != nil {
-		if err := trace.write(o.Trace); err != nil {
-			return err
-		}
-	}
-	n := float64(o.Episodes)
-	fmt.Fprintf(w, "mean return %.2f, mean speedup %.3fx\n", sumRet/n, sumSpeed/n)
-	return nil
+	return err
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xrl-dev/xrl/env"
 	"github.com/xrl-dev/xrl/envserver"
+	"github.com/xrl-dev/xrl/train"
 )
 
 type envServeOptions struct {
@@ -82,10 +83,10 @@ func envServeRun(o *envServeOptions) error {
 	}
 	defaults := envserver.CreateParams{ModelPath: o.Model, Shapes: shapes, Runtime: name,
 		MaxCandidates: o.MaxCandidates, Horizon: o.Horizon, FeedbackEvery: o.FeedbackEvery}
-	factory := newEnvFactory(o.Runtime, o.CostCache)
+	envs := train.NewEnvs(o.Runtime.measurement(), o.CostCache)
 	if o.Model != "" {
 		// Load the default model now, so that a bad one fails at start.
-		if _, err := factory.build(context.Background(), defaults); err != nil {
+		if _, err := envs.New(context.Background(), defaults); err != nil {
 			return err
 		}
 	}
@@ -102,7 +103,7 @@ func envServeRun(o *envServeOptions) error {
 	if o.StopOnEOF {
 		ctx = stopOnEOF(ctx, o.IO.In)
 	}
-	srv := envserver.New(factory.build, envserver.Options{Version: Version, MaxEnvs: o.MaxEnvs, Defaults: defaults})
+	srv := envserver.New(envs.New, envserver.Options{Version: Version, MaxEnvs: o.MaxEnvs, Defaults: defaults})
 	if err := envserver.Serve(ctx, lis, srv, o.Grace); err != nil {
 		return fmt.Errorf("serving on %s: %w", lis.Addr(), err)
 	}

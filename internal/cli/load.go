@@ -9,6 +9,7 @@ import (
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/pipeline"
+	"github.com/xrl-dev/xrl/train"
 )
 
 // shapeOptions holds the repeatable --shape flag.
@@ -76,15 +77,20 @@ func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*pipel
 }
 
 // flagError names the flag behind a pipeline error: an unknown rule is a
-// usage error of --rules, an unreadable policy an error of --agent.
+// usage error of --rules, an unreadable policy an error of --agent; a
+// training setting that conflicts with the run or the models is a usage
+// error.
 func flagError(err error) error {
 	var unknown *pipeline.UnknownRuleError
 	var policy *pipeline.PolicyError
+	var conflict *train.ConfigError
 	switch {
 	case errors.As(err, &unknown):
 		return usagef("--rules: %v", unknown)
 	case errors.As(err, &policy):
 		return fmt.Errorf("--agent: %w", policy.Err)
+	case errors.As(err, &conflict):
+		return usageError{err}
 	}
 	return err
 }

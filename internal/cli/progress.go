@@ -43,8 +43,25 @@ func (p *progress) update(format string, args ...any) {
 	fmt.Fprintf(p.w, "%s: %s\n", p.label, msg)
 }
 
+// done clears the progress line.
 func (p *progress) done() {
 	if p.tty && p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
 	}
+}
+
+// above returns a writer to w for lines shown between updates: a write
+// first clears the progress line, and the next update draws at once.
+func (p *progress) above(w io.Writer) io.Writer { return aboveWriter{p, w} }
+
+type aboveWriter struct {
+	p *progress
+	w io.Writer
+}
+
+func (a aboveWriter) Write(b []byte) (int, error) {
+	a.p.done()
+	a.p.last = time.Time{}
+	return a.w.Write(b)
 }

@@ -2,14 +2,12 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/evolve"
 	"github.com/xrl-dev/xrl/regal"
+	"github.com/xrl-dev/xrl/train"
 )
 
 // regalOptions holds the flags shared by `xrl regal train` and `compare`.
@@ -111,53 +109,27 @@ func newCmdRegalCompare(s IO) *cobra.Command {
 	return c
 }
 
-// graphs builds one environment per model.
-func (o *regalOptions) graphs() ([]regal.Graph, error) {
-	lm, err := rewardLatency(o.Runtime.Runtime, &o.Runtime, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []regal.Graph
-	for _, path := range o.Models {
-		sp, err := prepareStart(path, &o.Shapes, nil)
-		if err != nil {
-			return nil, err
-		}
-		e, err := env.New(env.Config{Model: sp.Model, Rewriter: sp.Engine, Latency: lm, Horizon: o.Horizon, MaxCandidates: o.MaxCands})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		out = append(out, regal.Graph{Name: path, Env: e})
-	}
-	return out, nil
-}
-
-func (o *regalOptions) brkga() evolve.BRKGAConfig {
-	return evolve.BRKGAConfig{Evaluations: o.Budget, Population: o.Population, Length: o.Horizon}
+// config returns the models and BRKGA settings of the flags.
+func (o *regalOptions) config() (train.RegalConfig, error) {
+	bind, err := o.Shapes.bindings()
+	return train.RegalConfig{Models: o.Models, Shapes: bind, Runtime: o.Runtime.Runtime, Measurement: o.Runtime.measurement(),
+		Budget: o.Budget, Population: o.Population, Horizon: o.Horizon, MaxCandidates: o.MaxCands,
+		Seeds: o.Seeds, Seed: o.Seed, Iterations: o.Iterations}, err
 }
 
 func regalTrainRun(o *regalOptions) error {
-	graphs, err := o.graphs()
+	cfg, err := o.config()
 	if err != nil {
 		return err
 	}
-	net, err := regal.New(regal.Config{Seed: o.Seed})
+	took, err := train.TrainRegal(cfg, o.Output, func(st regal.IterStats) {
+		fmt.Fprintf(o.IO.Err, "iteration %d %s seed %d: network %v uniform %v reward %.4f (baseline %.4f, %d choices)\n",
+			st.Iteration, st.Graph, st.Seed, st.Network, st.Uniform, st.Reward, st.Baseline, st.Choices)
+	})
 	if err != nil {
 		return err
 	}
-	t0 := time.Now()
-	_, err = regal.Train(net, graphs, regal.TrainConfig{Iterations: o.Iterations, BRKGA: o.brkga(), Seeds: o.Seeds, Seed: o.Seed,
-		Progress: func(st regal.IterStats) {
-			fmt.Fprintf(o.IO.Err, "iteration %d %s seed %d: network %v uniform %v reward %.4f (baseline %.4f, %d choices)\n",
-				st.Iteration, st.Graph, st.Seed, st.Network, st.Uniform, st.Reward, st.Baseline, st.Choices)
-		}})
-	if err != nil {
-		return err
-	}
-	if err := net.SaveFile(o.Output); err != nil {
-		return err
-	}
-	fmt.Fprintf(o.IO.Out, "wrote %s after %d iterations in %v\n", o.Output, o.Iterations, time.Since(t0).Round(time.Second))
+	fmt.Fprintf(o.IO.Out, "wrote %s after %d iterations in %v\n", o.Output, o.Iterations, took.Round(time.Second))
 	return nil
 }
 
@@ -166,42 +138,14 @@ func regalCompareRun(o *regalOptions) error {
 	if err != nil {
 		return fmt.Errorf("--net: %w", err)
 	}
-	graphs, err := o.graphs()
+	cfg, err := o.config()
 	if err != nil {
 		return err
 	}
-	rows, err := regal.Compare(net, graphs, o.brkga(), o.Seeds)
+	cmp, err := train.CompareRegal(cfg, net)
 	if err != nil {
 		return err
 	}
-	writeRegalTable(o.IO.Out, rows, o)
+	cmp.Write(o.IO.Out)
 	return nil
-}
-
-// writeRegalTable prints the comparison as a Markdown table, one row per
-// model with the mean speedups over the seeds.
-func writeRegalTable(w io.Writer, rows []regal.Comparison, o *regalOptions) {
-	fmt.Fprintf(w, "BRKGA budget %d decoded chromosomes, population %d, horizon %d, %d seeds, latency model %s\n\n",
-		o.Budget, o.Population, o.Horizon, o.Seeds, o.Runtime.Runtime)
-	fmt.Fprintln(w, "| model | speedup uniform keys | speedup network keys | network better / equal / worse |")
-	fmt.Fprintln(w, "|---|---|---|---|")
-	for i := 0; i < len(rows); {
-		j, su, sn, b, e, wo := i, 0.0, 0.0, 0, 0, 0
-		for ; j < len(rows) && rows[j].Graph == rows[i].Graph; j++ {
-			r := rows[j]
-			su += float64(r.Initial) / float64(r.Uniform)
-			sn += float64(r.Initial) / float64(r.Network)
-			switch {
-			case r.Network < r.Uniform:
-				b++
-			case r.Network == r.Uniform:
-				e++
-			default:
-				wo++
-			}
-		}
-		n := float64(j - i)
-		fmt.Fprintf(w, "| %s | %.4f | %.4f | %d / %d / %d |\n", rows[i].Graph, su/n, sn/n, b, e, wo)
-		i = j
-	}
 }

@@ -7,21 +7,17 @@ import (
 	"testing"
 )
 
-// TestRegal trains a network on the MLP fixture, compares it with uniform
-// keys and uses it in optimize; bad flags and files fail with exit codes
-// and messages that name them.
+// TestRegal trains a network on the MLP fixture and uses a network in
+// optimize; bad flags and files fail with exit codes and messages that
+// name them.
 func TestRegal(t *testing.T) {
 	mlp := fixture(t, "mlp.onnx")
 	tmp := t.TempDir()
 	net := filepath.Join(tmp, "n.regal")
 	small := []string{"--budget", "4", "--population", "2", "--horizon", "3", "--seeds", "1"}
-	code, out, errs := run(append([]string{"regal", "train", mlp, "-o", net, "--iterations", "2"}, small...)...)
-	if code != 0 || !strings.Contains(out, "wrote "+net) {
+	code, out, errs := run(append([]string{"regal", "train", mlp, "-o", net, "--iterations", "1"}, small...)...)
+	if code != 0 || !strings.Contains(out, "wrote "+net) || !strings.Contains(errs, "iteration 1 "+mlp) {
 		t.Fatalf("train: exit %d\n%s\n%s", code, out, errs)
-	}
-	code, out, errs = run(append([]string{"regal", "compare", mlp, "--net", net}, small...)...)
-	if code != 0 || !strings.Contains(out, "| "+mlp+" |") || !strings.Contains(out, "budget 4 decoded chromosomes") {
-		t.Fatalf("compare: exit %d\n%s\n%s", code, out, errs)
 	}
 	o := filepath.Join(tmp, "out.onnx")
 	code, out, errs = run("optimize", mlp, "-o", o, "--search", "brkga", "--brkga-net", net, "--budget", "3", "--runtime", "roofline")

@@ -2,42 +2,26 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/xrl-dev/xrl/egrl"
-	"github.com/xrl-dev/xrl/env"
-	"github.com/xrl-dev/xrl/measure"
-	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/ppo"
-	"github.com/xrl-dev/xrl/ppo/plots"
-)
-
-// Files a training run writes next to ppo's metrics.jsonl, agent.ckpt and
-// config.json.
-const (
-	bestModelFile = "best.onnx"
-	costCacheFile = "cost-cache.json"
+	"github.com/xrl-dev/xrl/train"
 )
 
 type trainOptions struct {
 	execFlags
-	IO    IO
-	Model string
-	// Models are the model files of a multi-model run (the arguments
-	// and the files of --corpus), when more than one.
+	IO IO
+	// Models are the model files: the arguments, then the files of
+	// --corpus.
 	Models []string
 	Corpus string
 	PPO    ppo.Config
@@ -51,25 +35,7 @@ type trainOptions struct {
 	Tolerance float64
 	// set holds the flags given on the command line.
 	set map[string]bool
-	// stored is the model identity of the run resumed (--resume);
-	// storedModels its models when it was a multi-model run.
-	stored       modelIdentity
-	storedModels []modelEntry
 }
-
-// runInfo is what config.json records besides the PPO configuration.
-type runInfo struct {
-	Model   string   `json:"model"`
-	Runtime string   `json:"runtime"`
-	Rules   []string `json:"rules,omitempty"`
-	ExpName string   `json:"exp_name"`
-	modelIdentity
-	// Models lists the models of a multi-model run.
-	Models []modelEntry `json:"models,omitempty"`
-}
-
-// errInterrupted is returned when a signal stopped training.
-var errInterrupted = errors.New("training interrupted")
 
 // NewCmdTrain returns `xrl train MODEL.onnx`.
 func NewCmdTrain(s IO, runF func(*trainOptions) error) *cobra.Command {
@@ -108,10 +74,7 @@ each model's best speedup. --resume refuses another set of models.`,
 		if err != nil {
 			return err
 		}
-		opts.Model = models[0]
-		if len(models) > 1 {
-			opts.Models = models
-		}
+		opts.Models = models
 		opts.set = map[string]bool{}
 		c.Flags().Visit(func(f *pflag.Flag) { opts.set[f.Name] = true })
 		if err := opts.PPO.Validate(); err != nil {
@@ -152,282 +115,58 @@ each model's best speedup. --resume refuses another set of models.`,
 	return c
 }
 
-// rewardRuntime returns the latency model used for rewards.
-func (o *trainOptions) rewardRuntime() string {
-	if o.Runtime.Runtime == "" {
-		return "cost"
-	}
-	return o.Runtime.Runtime
-}
-
-// runDir returns the run directory, naming a new one CleanRL-style.
-func (o *trainOptions) runDir(now time.Time) string {
-	if o.Out != "" {
-		return o.Out
-	}
-	model := strings.TrimSuffix(filepath.Base(o.Model), filepath.Ext(o.Model))
-	if len(o.Models) > 1 {
-		model = "multi"
-		if o.Corpus != "" {
-			model = filepath.Base(filepath.Clean(o.Corpus))
-		}
-	}
-	return filepath.Join("runs", fmt.Sprintf("%s__%s__%d__%d", model, o.ExpName, o.PPO.Seed, now.Unix()))
-}
-
-// resumeInfo reconciles the flags with a stored run's config.json.
-func (o *trainOptions) resumeInfo(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, ppo.ConfigFile))
+// config returns the training run the flags describe.
+func (o *trainOptions) config() (train.Config, error) {
+	bind, err := o.Shapes.bindings()
 	if err != nil {
-		return fmt.Errorf("--resume: %w", err)
+		return train.Config{}, err
 	}
-	var stored struct {
-		Run runInfo `json:"run"`
+	cfg := train.Config{Models: o.Models, Corpus: o.Corpus, Shapes: bind, Rules: o.Rules, Algo: o.Algo, PPO: o.PPO, EGRL: o.EGRL,
+		Dir: o.Out, ExpName: o.ExpName, Resume: o.Resume, Runtime: o.Runtime.Runtime, Measurement: o.Runtime.measurement(), Tolerance: o.Tolerance}
+	if o.set["episodes"] {
+		cfg.Episodes = o.PPO.Episodes
 	}
-	if err := json.Unmarshal(b, &stored); err != nil {
-		return fmt.Errorf("--resume: %s: %w", filepath.Join(dir, ppo.ConfigFile), err)
+	if o.set["runtime"] && cfg.Runtime == "" {
+		cfg.Runtime = "cost"
 	}
-	if o.set["runtime"] && o.rewardRuntime() != stored.Run.Runtime {
-		return usagef("--runtime %s: the run was trained with %s rewards", o.rewardRuntime(), stored.Run.Runtime)
-	}
-	if o.set["rules"] && !slices.Equal(o.Rules, stored.Run.Rules) {
-		return usagef("--rules cannot change on --resume (the run uses %v)", stored.Run.Rules)
-	}
-	o.Runtime.Runtime, o.Rules = stored.Run.Runtime, stored.Run.Rules
-	o.stored = stored.Run.modelIdentity
-	o.storedModels = stored.Run.Models
-	return nil
+	return cfg, nil
 }
 
-func trainRun(o *trainOptions) (err error) {
-	if o.Algo == "egrl" {
-		return trainEGRLRun(o)
-	}
-	start := time.Now()
-	dir := o.runDir(start)
-	if o.Resume {
-		if err := o.resumeInfo(dir); err != nil {
-			return err
-		}
-	}
-	if len(o.Models) > 1 {
-		return trainMultiRun(o, dir, start)
-	}
-	sp, err := prepareStart(o.Model, &o.Shapes, o.Rules)
+// trainRun trains until the end or a signal (a second one ends the
+// process at once), then prints the report; on a signal it says how to
+// resume.
+func trainRun(o *trainOptions) error {
+	cfg, err := o.config()
 	if err != nil {
 		return err
 	}
-	startModel := sp.Model
-	id := identify(sp.Orig.Graph)
-	if len(o.storedModels) > 0 {
-		return fmt.Errorf("--resume: the run in %s was trained on %d models; it cannot continue on %s alone", dir, len(o.storedModels), o.Model)
-	}
-	if err := o.stored.sameModel(id, o.Model, dir); err != nil {
-		return err
-	}
-	ts, err := o.openSession(dir, start, []ppo.Task{{Env: env.Config{Model: startModel, Rewriter: sp.Engine}}},
-		map[string]any{"model": o.Model, "graph_hash": id.GraphHash, "input_shapes": id.InputShapes})
-	if err != nil {
-		return err
-	}
-	defer func() { ts.close(err) }()
-	w, tr, lm := o.IO.Out, ts.tr, ts.lm
-	cfg := tr.Config()
-	fmt.Fprintf(w, "%s %s (%d nodes): %d episodes, %s latency rewards every %d steps, run directory %s\n",
-		ts.verb, o.Model, len(startModel.Graph.Nodes), cfg.Episodes, lm.Name(), cfg.FeedbackEvery, dir)
-	if err := o.run(tr, ts.prog, dir, o.Model); err != nil {
-		return err
-	}
-	trainTime := time.Since(start)
-	return o.finish(w, dir, sp, tr, lm.Name(), trainTime)
-}
-
-// trainerOptions returns the progress display and the trainer options
-// that drive it (*tr is the trainer once created; *episodes counts this
-// session's episodes).
-func (o *trainOptions) trainerOptions(start time.Time, tr **ppo.Trainer, episodes *int, info map[string]any) (*progress, ppo.Options) {
-	w := o.IO.Out
 	prog := newProgress(o.IO.Err, "train")
-	topts := ppo.Options{RunInfo: info}
-	topts.OnEpisode = func(r ppo.EpisodeRecord) {
-		*episodes++
-		total := (*tr).Config().Episodes
-		per := time.Since(start) / time.Duration(*episodes)
-		eta := per * time.Duration(total-r.Episode)
-		model := ""
-		if r.Model != "" {
-			model = " " + r.Model
-		}
-		prog.update("episode %d/%d %s%s return %.2f, best %.3fx, %v/episode, ETA %v",
-			r.Episode, total, bar(r.Episode, total, 20), model, float64(r.Return), float64(r.BestSpeedup),
-			per.Round(time.Millisecond), eta.Round(time.Second))
-	}
-	topts.OnUpdate = func(u ppo.UpdateRecord) {
-		prog.done()
-		fmt.Fprintf(w, "update %d: episode %d, step %d, policy loss %.4f, value loss %.3f, entropy %.3f, approx_kl %.4f, clipfrac %.3f, SPS %.1f\n",
-			u.Update, u.Episode, u.GlobalStep, float64(u.PolicyLoss), float64(u.ValueLoss), float64(u.Entropy),
-			float64(u.ApproxKL), float64(u.ClipFrac), float64(u.SPS))
-		prog.last = time.Time{} // redraw at the next episode
-	}
-	return prog, topts
-}
-
-// run trains until the end or a signal, then closes tr; args is how the
-// models were named on the command line (for the resume hint).
-func (o *trainOptions) run(tr *ppo.Trainer, prog *progress, dir, args string) error {
+	defer prog.done()
+	cfg.Log = prog.above(o.IO.Out)
+	cfg.Progress = func(p train.Progress) { prog.update("%v", p) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {
 		<-ctx.Done()
-		stop() // a second Ctrl-C ends the process at once
+		stop()
 	}()
-	runErr := tr.Run(ctx)
+	rep, err := train.Run(ctx, cfg)
 	prog.done()
-	if errors.Is(runErr, context.Canceled) {
-		st := tr.State()
+	var stopped *train.InterruptedError
+	if errors.As(err, &stopped) {
 		fmt.Fprintf(o.IO.Err, "stopped after episode %d; the checkpoint holds update %d. Continue with:\n  xrl train %s --out %s --resume\n",
-			st.Episode, st.Update, args, dir)
-		return errInterrupted
+			stopped.Episode, stopped.Update, o.argsHint(), stopped.Dir)
 	}
-	if runErr != nil {
-		return runErr
-	}
-	return tr.Close()
-}
-
-// openTrainer starts the trainer of tasks in dir, or resumes it with
-// --resume; verb describes which for the report.
-func (o *trainOptions) openTrainer(dir string, tasks []ppo.Task, topts ppo.Options) (*ppo.Trainer, string, error) {
-	if !o.Resume {
-		tr, err := ppo.NewTasks(dir, o.PPO, tasks, topts)
-		return tr, "training", err
-	}
-	tr, err := ppo.ResumeTasks(dir, episodesFlag(o), tasks, topts)
 	if err != nil {
-		return nil, "", err
+		return flagError(err)
 	}
-	return tr, fmt.Sprintf("resuming at episode %d of", tr.State().Episode), nil
+	return rep.Write(o.IO.Out)
 }
 
-// trainSession is an open training run: the rewards' latency model and the
-// trainer of its tasks.
-type trainSession struct {
-	lm   measure.LatencyModel
-	tr   *ppo.Trainer
-	prog *progress
-	// verb is "training" or "resuming at episode N of".
-	verb string
-	// episodes counts the episodes run in this session.
-	episodes int
-	cleanup  func(err error, episodes int)
-}
-
-// openSession creates the run directory (or reopens it with --resume), the
-// rewards' latency model and the trainer of tasks; info adds to the run's
-// recorded settings. The caller must call close with the run's error.
-func (o *trainOptions) openSession(dir string, start time.Time, tasks []ppo.Task, info map[string]any) (*trainSession, error) {
-	lm, cleanup, err := o.openRun(dir)
-	if err != nil {
-		return nil, err
+// argsHint is how the models were given, for the resume hint.
+func (o *trainOptions) argsHint() string {
+	if len(o.Models) > 1 && o.Corpus != "" {
+		return "--corpus " + o.Corpus
 	}
-	ts := &trainSession{lm: lm, cleanup: cleanup}
-	for i := range tasks {
-		tasks[i].Env.Latency = lm
-	}
-	info["runtime"], info["rules"], info["exp_name"] = lm.Name(), o.Rules, o.ExpName
-	prog, topts := o.trainerOptions(start, &ts.tr, &ts.episodes, info)
-	ts.prog = prog
-	ts.tr, ts.verb, err = o.openTrainer(dir, tasks, topts)
-	if err != nil {
-		cleanup(err, 0)
-		return nil, err
-	}
-	return ts, nil
-}
-
-// close closes the trainer and, when err ends a session that ran no
-// episode, removes a run directory the session created.
-func (ts *trainSession) close(err error) {
-	ts.tr.Close()
-	ts.cleanup(err, ts.episodes)
-}
-
-// openRun creates the run directory and the rewards' latency model. The
-// returned cleanup removes what was created when the run failed before
-// its first episode (episodes counts this session's).
-func (o *trainOptions) openRun(dir string) (measure.LatencyModel, func(err error, episodes int), error) {
-	created, err := makeRunDir(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	cleanup := func(err error, episodes int) {
-		if err != nil && !errors.Is(err, errInterrupted) && episodes == 0 {
-			removeRunDir(created)
-		}
-	}
-	lm, err := o.latencyModel(dir)
-	if err != nil {
-		cleanup(err, 0)
-		return nil, nil, err
-	}
-	return lm, cleanup, nil
-}
-
-// episodesFlag returns --episodes when given (0 otherwise).
-func episodesFlag(o *trainOptions) int {
-	if o.set["episodes"] {
-		return o.PPO.Episodes
-	}
-	return 0
-}
-
-// latencyModel returns the reward's latency model; the cost model keeps
-// its per-op times in the run directory, so a resumed run sees the same
-// costs.
-func (o *trainOptions) latencyModel(dir string) (measure.LatencyModel, error) {
-	name := o.rewardRuntime()
-	if name == "cost" {
-		return measure.NewCostModel(measure.CostOptions{Backend: o.Runtime.backendOptions(), CacheFile: filepath.Join(dir, costCacheFile)})
-	}
-	return measure.NewLatencyModel(name, o.Runtime.backendOptions(), o.Runtime.measureOptions())
-}
-
-// finish exports, verifies and reports the best graph and draws the
-// charts.
-func (o *trainOptions) finish(w io.Writer, dir string, sp *pipeline.Start, tr *ppo.Trainer, latName string, trainTime time.Duration) error {
-	bestG, initial, best := tr.Best()
-	bestPath := filepath.Join(dir, bestModelFile)
-	out, err := sp.Export(w, bestG, bestPath, o.Tolerance, tr.Config().Seed)
-	if err != nil {
-		return err
-	}
-	st := tr.State()
-	fmt.Fprintf(w, "trained %d episodes (%d updates, %d steps) in %v\n", st.Episode, st.Update, st.GlobalStep, trainTime.Round(time.Second))
-	from := "the start graph"
-	if st.BestEpisode > 0 {
-		from = fmt.Sprintf("episode %d", st.BestEpisode)
-	}
-	fmt.Fprintf(w, "%s latency of the best graph (%s): %v -> %v (%.3fx)\n", latName, from,
-		initial.Round(time.Microsecond), best.Round(time.Microsecond), float64(initial)/float64(best))
-	if err := pipeline.ReportMeasured(w, sp.Orig, out, o.Runtime.measurement(), tr.Config().Seed); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "nodes: %d -> %d\n", len(sp.Orig.Graph.Nodes), len(out.Graph.Nodes))
-	files, err := plots.WriteAll(dir)
-	if err != nil {
-		return err
-	}
-	files = append([]string{filepath.Join(dir, ppo.MetricsFile), filepath.Join(dir, ppo.CheckpointFile),
-		filepath.Join(dir, ppo.ConfigFile), bestPath}, files...)
-	fmt.Fprintf(w, "wrote %s\n", strings.Join(files, ", "))
-	return nil
-}
-
-// bar draws a text progress bar of width cells.
-func bar(done, total, width int) string {
-	if total <= 0 {
-		return ""
-	}
-	n := min(width, done*width/total)
-	return "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "]"
+	return strings.Join(o.Models, " ")
 }

@@ -1,13 +1,8 @@
 package cli
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/xrl-dev/xrl/egrl"
-	"github.com/xrl-dev/xrl/gat"
 )
 
 func TestTrainEGRLFlagErrors(t *testing.T) {
@@ -31,33 +26,5 @@ func TestTrainEGRLFlagErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want usage error containing %q", code, stderr, c.want)
 			}
 		})
-	}
-}
-
-func TestTrainEGRL(t *testing.T) {
-	model := tinyBERT(t)
-	out := filepath.Join(t.TempDir(), "run")
-	args := append([]string{"train", model, "--algo", "egrl", "--runtime", "roofline", "--out", out,
-		"--population", "3", "--generations", "2", "--learner-episodes", "1"}, smallNet...)
-	code, stdout, stderr := run(args...)
-	if code != 0 {
-		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
-	}
-	for _, want := range []string{"with EGRL: population 3", "generation 2:", "learner member 2", "verified on go"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout)
-		}
-	}
-	recs, err := egrl.ReadMetrics(filepath.Join(out, egrl.MetricsFile))
-	if err != nil || len(recs) != 2 || recs[1].LearnerMember != 2 {
-		t.Fatalf("metrics %+v, %v: want 2 generations, the learner migrated into member 2", recs, err)
-	}
-	for _, f := range []string{egrl.BestFile, egrl.LearnerFile} {
-		if _, err := gat.LoadFile(filepath.Join(out, f)); err != nil {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(out, bestModelFile)); err != nil {
-		t.Error(err)
 	}
 }

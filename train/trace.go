@@ -1,4 +1,4 @@
-package cli
+package train
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/xrl-dev/xrl/internal/atomicfile"
 )
 
-// traceStep is one line of `xrl env rollout --trace`.
+// traceStep is one line of a rollout trace (RolloutConfig.Trace).
 type traceStep struct {
 	Episode    int     `json:"episode"`
 	Seed       uint64  `json:"seed"`

@@ -1,0 +1,45 @@
+package inspect
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/xrl-dev/xrl/executor"
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/pipeline"
+	"github.com/xrl-dev/xrl/rewrite"
+)
+
+// Candidates are the rewrite candidates of a graph's first step: how many
+// the rules produce, of how many rules, with the rewriter's per-rule
+// statistics.
+type Candidates struct {
+	N, Rules int
+	Stats    rewrite.Stats
+}
+
+// CandidatesOf returns the candidates of g's first rewrite step with every
+// rule, after folding its constant subgraphs as optimize does; g must have
+// static shapes.
+func CandidatesOf(g *graph.Graph) (*Candidates, error) {
+	engine, err := pipeline.NewEngine(nil, len(g.Nodes))
+	if err != nil {
+		return nil, err
+	}
+	folded, _, err := rewrite.Fold(g, executor.Evaluate)
+	if err != nil {
+		return nil, fmt.Errorf("folding constants: %w", err)
+	}
+	cands, st, err := engine.CandidatesWithStats(folded)
+	if err != nil {
+		return nil, err
+	}
+	return &Candidates{N: len(cands), Rules: len(engine.Rules()), Stats: st}, nil
+}
+
+// Write prints the count and the per-rule table.
+func (c *Candidates) Write(w io.Writer) error {
+	fmt.Fprintf(w, "\ncandidates  %d from %d matches of %d rules, in %v\n", c.N, c.Stats.Matches, c.Rules, c.Stats.Total.Round(time.Microsecond))
+	return rewrite.WriteCandidateTable(w, c.Stats)
+}
