@@ -16,6 +16,22 @@ import (
 // other unbound dimension is an error that suggests the --shape flag. Names
 // in bind that are not graph inputs are an error listing the valid names.
 func (g *Graph) BindShapes(bind map[string][]int) error {
+	return g.BindShapesWith(bind, BindOptions{})
+}
+
+// BindOptions says how BindShapesWith binds.
+type BindOptions struct {
+	// KeepSymbols keeps, on every bound dimension that was symbolic (or
+	// unknown), the dimension's name as its Param, so that inference
+	// carries each dimension's expression over the input symbols beside its
+	// size at this binding (see Dim.Symbolic). An unnamed dimension is
+	// named after its input and axis ("ids_dim1"). Without it, bound
+	// dimensions are plain sizes: the graph is specialised to the binding.
+	KeepSymbols bool
+}
+
+// BindShapesWith is BindShapes with options.
+func (g *Graph) BindShapesWith(bind map[string][]int, opts BindOptions) error {
 	byName := make(map[string]*Value, len(g.Inputs))
 	var names []string
 	for _, in := range g.Inputs {
@@ -71,6 +87,10 @@ func (g *Graph) BindShapes(bind map[string][]int) error {
 				if err := bindSym(in, i, old.Param, v); err != nil {
 					return err
 				}
+				if !old.Known() && opts.KeepSymbols {
+					s[i] = Dim{Value: v, Param: symbolName(in, i, old)}
+					continue
+				}
 			}
 			s[i] = Dim{Value: v}
 		}
@@ -107,10 +127,16 @@ func (g *Graph) BindShapes(bind map[string][]int) error {
 			}
 			if v, ok := syms[d.Param]; d.Param != "" && ok {
 				s[i] = Dim{Value: v}
+				if opts.KeepSymbols {
+					s[i].Param = symbolName(in, i, d)
+				}
 				continue
 			}
 			if i == 0 {
 				s[i] = Dim{Value: 1}
+				if opts.KeepSymbols {
+					s[i].Param = symbolName(in, i, d)
+				}
 				continue
 			}
 			return fmt.Errorf("input %q dimension %d (%q) is not bound; pass --shape %s=%s", in.Name, i, d.String(), in.Name, shapeHint(s))
@@ -118,6 +144,17 @@ func (g *Graph) BindShapes(bind map[string][]int) error {
 		in.Shape = s
 	}
 	return g.InferShapes()
+}
+
+// symbolName returns the canonical Param of input in's dimension i, whose
+// declared form is d: its name as a symbol, or one made from the input's
+// name and the axis when it has none.
+func symbolName(in *Value, i int, d Dim) string {
+	name := d.Param
+	if name == "" {
+		name = fmt.Sprintf("%s_dim%d", in.Name, i)
+	}
+	return SymAtom(name).String()
 }
 
 // shapeHint renders a shape for the --shape suggestion: known sizes as

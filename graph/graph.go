@@ -17,7 +17,15 @@ type Value struct {
 	// an int64 shape computation) discovered by shape inference. It is not
 	// part of the graph's structure and is never exported.
 	Known *Tensor
-	Doc   string
+	// KnownDims, when not nil, is Known (an integer tensor) element by
+	// element as dimensions that depend on the model's symbolic input
+	// dimensions: element i's Value is Known's element i and its Param
+	// the expression over the symbols (see Dim.Symbolic). It is set by
+	// inference on a graph bound with BindOptions.KeepSymbols, only where
+	// some element is symbolic; nil means Known is the same for every
+	// binding.
+	KnownDims []Dim
+	Doc       string
 }
 
 // IsConst reports whether v is a constant.

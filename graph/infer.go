@@ -67,7 +67,11 @@ func InferNode(n *Node) error {
 	if err := s.Infer(n); err != nil {
 		return fmt.Errorf("%v: %w", n, err)
 	}
-	return checkOutputSizes(n)
+	if err := checkOutputSizes(n); err != nil {
+		return err
+	}
+	inferSymbolic(n)
+	return nil
 }
 
 // checkArity checks the number of inputs and outputs against the schema and

@@ -17,6 +17,7 @@ func setOut(n *Node, i int, dt DType, s Shape) {
 	o.Shape = s
 	o.ShapeKnown = true
 	o.Known = nil
+	o.KnownDims = nil
 }
 
 // setKnown records the computed value of output i.
@@ -217,23 +218,44 @@ func broadcast2(a, b Shape) (Shape, error) {
 func broadcastInto(out, a, b Shape) error {
 	r := len(out)
 	for i := 0; i < r; i++ {
-		da, db := int64(1), int64(1)
+		da, db := Dim{Value: 1}, Dim{Value: 1}
 		if k := i - (r - len(a)); k >= 0 {
-			da = a[k].Value
+			da = a[k]
 		}
 		if k := i - (r - len(b)); k >= 0 {
-			db = b[k].Value
+			db = b[k]
 		}
 		switch {
-		case da == db || db == 1:
-			out[i] = Dim{Value: da}
-		case da == 1:
-			out[i] = Dim{Value: db}
+		case da.Value == db.Value:
+			out[i] = broadcastEqual(da, db)
+		case db.Value == 1:
+			out[i] = da
+		case da.Value == 1:
+			out[i] = db
 		default:
 			return fmt.Errorf("cannot broadcast shapes %v and %v", a, b)
 		}
 	}
 	return nil
+}
+
+// broadcastEqual returns the broadcast of two dimensions of equal size:
+// the symbolic one when one is symbolic and the other is not 1 (a fixed
+// size equal to a symbol's size at this binding is the symbol's size
+// whenever the model is valid), the non-1 one when the other is a fixed 1
+// (a symbol bound to 1 still broadcasts against any size), else a.
+func broadcastEqual(a, b Dim) Dim {
+	switch {
+	case a.Param == b.Param:
+		return a
+	case a.Param == "" && a.Value == 1:
+		return b
+	case b.Param == "" && b.Value == 1:
+		return a
+	case a.Param == "":
+		return b
+	}
+	return a
 }
 
 // broadcastInputs broadcasts the shapes of every present input.

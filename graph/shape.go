@@ -99,3 +99,82 @@ func ParseShape(s string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// Symbolic returns whether d is a bound dimension that depends on the
+// model's symbolic input dimensions: its Value is its size at the binding
+// being tuned for and its Param the expression (a canonical Sym string)
+// that gives it for every binding.
+func (d Dim) Symbolic() bool { return d.Value >= 0 && d.Param != "" }
+
+// Sym returns d as an expression: its Param parsed when it has one, else
+// the constant Value. A Param that does not parse is taken as one symbol.
+func (d Dim) Sym() Sym {
+	if d.Param == "" {
+		return SymConst(d.Value)
+	}
+	e, err := ParseSym(d.Param)
+	if err != nil {
+		return SymAtom(d.Param)
+	}
+	return e
+}
+
+// SymDim returns the dimension whose size at the bound shape is value and
+// whose expression is e: a plain dimension when e is constant (its
+// constant then wins), else one carrying e's canonical string.
+func SymDim(value int64, e Sym) Dim {
+	if c, ok := e.Const(); ok {
+		return Dim{Value: c}
+	}
+	return Dim{Value: value, Param: e.String()}
+}
+
+// Fixed reports whether every dimension is known and none depends on a
+// symbol: the shape is the same for every binding of the model's inputs.
+func (s Shape) Fixed() bool {
+	for _, d := range s {
+		if !d.Known() || d.Param != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// Symbolic reports whether any dimension of s depends on a symbol.
+func (s Shape) Symbolic() bool {
+	for _, d := range s {
+		if d.Symbolic() {
+			return true
+		}
+	}
+	return false
+}
+
+// FixedDims returns a copy of s with the symbols dropped: the shape at the
+// bound binding only.
+func (s Shape) FixedDims() Shape {
+	out := make(Shape, len(s))
+	for i, d := range s {
+		out[i] = Dim{Value: d.Value}
+		if !d.Known() {
+			out[i] = d
+		}
+	}
+	return out
+}
+
+// SymString formats s with each symbolic dimension as its size at the
+// binding and its expression: "1x128(seq)x384".
+func (s Shape) SymString() string {
+	if len(s) == 0 {
+		return "scalar"
+	}
+	parts := make([]string, len(s))
+	for i, d := range s {
+		parts[i] = d.String()
+		if d.Symbolic() {
+			parts[i] += "(" + d.Param + ")"
+		}
+	}
+	return strings.Join(parts, "x")
+}

@@ -213,8 +213,15 @@ func (a Sym) Min(b Sym) Sym { return minMax(a, b, true) }
 func (a Sym) Max(b Sym) Sym { return minMax(a, b, false) }
 
 func minMax(a, b Sym, isMin bool) Sym {
-	if d, ok := a.Sub(b).Const(); ok {
+	diff := a.Sub(b)
+	if d, ok := diff.Const(); ok {
 		if (d <= 0) == isMin {
+			return a
+		}
+		return b
+	}
+	if s := symSign(diff); s != 0 {
+		if (s < 0) == isMin {
 			return a
 		}
 		return b

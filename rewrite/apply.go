@@ -24,6 +24,11 @@ const (
 	// RejectBuild: the rule's target cannot be built for the matched
 	// shapes (shape inference of a target node fails).
 	RejectBuild Reject = "build"
+	// RejectShape: a target output's dimensions differ from those of the
+	// value it replaces in their expressions over the model's symbolic
+	// dimensions: the rewrite holds only at the bound shape (a size
+	// computed at the binding and frozen into a constant).
+	RejectShape Reject = "symbolic-shape"
 	// RejectCycle: the rewritten graph would have a cycle.
 	RejectCycle Reject = "cycle"
 	// RejectFold: constant folding of the rewritten region failed.
@@ -79,6 +84,10 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 	if err != nil {
 		return nil, nil, st, reject(RejectBuild, err)
 	}
+	from := m.Outputs()
+	if err := sameShapes(from, rep.Outputs); err != nil {
+		return nil, nil, st, reject(RejectShape, fmt.Errorf("rule %s: %w", r.Name, err))
+	}
 	d := newDraft(gx)
 	d.memo = memo
 	d.eval = ev
@@ -89,7 +98,6 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 	for _, c := range rep.Consts {
 		d.addConst(c)
 	}
-	from := m.Outputs()
 	changed := d.rewire(from, rep.Outputs)
 	// Graph outputs.
 	keep := rules.NewOutputKeeper(rep.Nodes)
@@ -142,6 +150,20 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 		return nil, nil, st, err
 	}
 	return g, origins, st, nil
+}
+
+// sameShapes checks that each replacement has the shape, expressions
+// included, of the value it replaces.
+func sameShapes(from, to []*graph.Value) error {
+	for i, o := range from {
+		if i >= len(to) || o == nil || to[i] == nil || !o.ShapeKnown || !to[i].ShapeKnown {
+			continue
+		}
+		if !o.Shape.Equal(to[i].Shape) {
+			return fmt.Errorf("%q has shape %s, its replacement %s", o.Name, o.Shape.SymString(), to[i].Shape.SymString())
+		}
+	}
+	return nil
 }
 
 func indexOf(vs []*graph.Value, v *graph.Value) int {

@@ -184,8 +184,12 @@ func (d *draft) fold(start []nodeRef, st *FoldStats, strict bool, limit int64) e
 }
 
 // foldable reports whether n may be replaced by constants: a default-domain
-// op in the schema table, not random, producing no graph output, whose
-// inputs are all constants (or a Shape or Size of a static shape).
+// op in the schema table, not random, producing no graph output, with
+// fixed output shapes (the same for every binding of the model's symbolic
+// dimensions), whose inputs are all constants, or whose outputs inference
+// computed and found the same for every binding (a Shape of fixed
+// dimensions; a dimension that does not depend on a symbol picked out of a
+// symbolic shape: symbolicConst).
 func (d *draft) foldable(n *graph.Node) bool {
 	if n.IsOpaque() || (n.Domain != "" && n.Domain != "ai.onnx") || n.Schema() == nil || len(n.Implicit) > 0 {
 		return false
@@ -198,7 +202,7 @@ func (d *draft) foldable(n *graph.Node) bool {
 		if o == nil {
 			continue
 		}
-		if !o.ShapeKnown || !o.Shape.Static() {
+		if !o.ShapeKnown || !o.Shape.Fixed() {
 			return false
 		}
 		for _, go_ := range d.outputs {
@@ -211,12 +215,36 @@ func (d *draft) foldable(n *graph.Node) bool {
 	if outs == 0 {
 		return false
 	}
+	if symbolicConst(n) {
+		return true
+	}
 	if n.Op == "Shape" || n.Op == "Size" {
 		x := n.Input(0)
-		return x != nil && x.ShapeKnown && x.Shape.Static()
+		return x != nil && x.ShapeKnown && x.Shape.Fixed()
 	}
 	for _, in := range n.Inputs {
 		if in != nil && in.Const == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// symbolicConst reports whether every output of n has a value that
+// inference computed and found independent of the symbolic dimensions,
+// while some input is not a constant: n then folds to those values.
+func symbolicConst(n *graph.Node) bool {
+	nonConst := false
+	for _, in := range n.Inputs {
+		if in != nil && in.Const == nil {
+			nonConst = true
+		}
+	}
+	if !nonConst {
+		return false
+	}
+	for _, o := range n.Outputs {
+		if o != nil && (o.Known == nil || o.KnownDims != nil || o.Known.DType != o.DType) {
 			return false
 		}
 	}
@@ -255,6 +283,14 @@ func valueBytes(v *graph.Value) int64 {
 // outputs).
 func evalNode(n *graph.Node, ev Evaluator) ([]*graph.Tensor, error) {
 	out := make([]*graph.Tensor, len(n.Outputs))
+	if symbolicConst(n) {
+		for k, o := range n.Outputs {
+			if o != nil {
+				out[k] = o.Known
+			}
+		}
+		return out, nil
+	}
 	switch n.Op {
 	case "Shape":
 		out[0] = shapeTensor(n)

@@ -76,6 +76,9 @@ type matcher struct {
 	outs   [][]*graph.Value
 	syms   []rules.Value
 	symSet []bool
+	// symParams holds, for a symbol bound from dimensions, their Params:
+	// a symbol bound again must match both sizes and expressions.
+	symParams [][]string
 	// saved[depth] holds m.Attrs before the node of plan step depth was
 	// bound, to undo attribute bindings.
 	saved [][]rules.Value
@@ -113,13 +116,14 @@ func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, int, int) {
 			Values: make([]*graph.Value, len(r.Vars)),
 			Attrs:  make([]rules.Value, len(r.Vars)),
 		},
-		pos:    make([]int32, len(r.Source.Nodes)),
-		outs:   make([][]*graph.Value, len(r.Source.Nodes)),
-		syms:   make([]rules.Value, len(r.Symbols)),
-		symSet: make([]bool, len(r.Symbols)),
-		saved:  make([][]rules.Value, len(r.Plan)),
-		seen:   map[string]bool{},
-		vid:    map[*graph.Value]uint32{},
+		pos:       make([]int32, len(r.Source.Nodes)),
+		outs:      make([][]*graph.Value, len(r.Source.Nodes)),
+		syms:      make([]rules.Value, len(r.Symbols)),
+		symSet:    make([]bool, len(r.Symbols)),
+		symParams: make([][]string, len(r.Symbols)),
+		saved:     make([][]rules.Value, len(r.Plan)),
+		seen:      map[string]bool{},
+		vid:       map[*graph.Value]uint32{},
 	}
 	for i := range mt.pos {
 		mt.pos[i] = -1
@@ -363,7 +367,7 @@ func (mt *matcher) fitTemplate(v *rules.Var, gv *graph.Value, cont func()) {
 					return
 				}
 				for j, x := range seg {
-					if shape[k+j].Value != x {
+					if shape[k+j].Value != x || !sameParam(mt.symParams[si], j, shape[k+j]) {
 						return
 					}
 				}
@@ -382,8 +386,9 @@ func (mt *matcher) fitTemplate(v *rules.Var, gv *graph.Value, cont func()) {
 					seg[j] = shape[k+j].Value
 				}
 				mt.syms[si], mt.symSet[si] = rules.Value{Kind: rules.KInts, Ints: seg}, true
+				mt.symParams[si] = paramsOf(shape[k : k+n])
 				walk(i+1, k+n)
-				mt.syms[si], mt.symSet[si] = rules.Value{}, false
+				mt.syms[si], mt.symSet[si], mt.symParams[si] = rules.Value{}, false, nil
 			}
 			return
 		}
@@ -395,14 +400,15 @@ func (mt *matcher) fitTemplate(v *rules.Var, gv *graph.Value, cont func()) {
 		case e.Sym != nil:
 			si := e.Sym.Index
 			if mt.symSet[si] {
-				if mt.syms[si].Int == x {
+				if mt.syms[si].Int == x && sameParam(mt.symParams[si], 0, shape[k]) {
 					walk(i+1, k+1)
 				}
 				return
 			}
 			mt.syms[si], mt.symSet[si] = rules.Value{Kind: rules.KInt, Int: x}, true
+			mt.symParams[si] = paramsOf(shape[k : k+1])
 			walk(i+1, k+1)
-			mt.syms[si], mt.symSet[si] = rules.Value{}, false
+			mt.syms[si], mt.symSet[si], mt.symParams[si] = rules.Value{}, false, nil
 		case e.Op == rules.ELit:
 			if e.Lit.Int == x {
 				walk(i+1, k+1)
@@ -414,6 +420,27 @@ func (mt *matcher) fitTemplate(v *rules.Var, gv *graph.Value, cont func()) {
 		}
 	}
 	walk(0, 0)
+}
+
+// paramsOf returns the Params of dims, or nil when none is symbolic.
+func paramsOf(dims graph.Shape) []string {
+	if !dims.Symbolic() {
+		return nil
+	}
+	out := make([]string, len(dims))
+	for i, d := range dims {
+		out[i] = d.Param
+	}
+	return out
+}
+
+// sameParam reports whether d has the expression recorded at position j
+// of params (none when params is nil).
+func sameParam(params []string, j int, d graph.Dim) bool {
+	if params == nil {
+		return d.Param == ""
+	}
+	return j < len(params) && params[j] == d.Param
 }
 
 // complete handles a full binding: it drops repeats (the same nodes and

@@ -94,7 +94,7 @@ func memoKey(n *graph.Node) string {
 
 // eval returns n's folded outputs from the memo or computes them.
 func (m *foldMemo) eval(n *graph.Node, ev Evaluator) ([]*graph.Tensor, error) {
-	if m == nil || n.Op == "Shape" || n.Op == "Size" {
+	if m == nil || n.Op == "Shape" || n.Op == "Size" || symbolicConst(n) {
 		return evalNode(n, ev)
 	}
 	key := memoKey(n)
