@@ -178,3 +178,14 @@ func (s Shape) SymString() string {
 	}
 	return strings.Join(parts, "x")
 }
+
+// ParamName returns the name a symbolic dimension is written under in a
+// model file: the symbol's own name when the expression is one symbol
+// (which may need brackets in Param), else the expression ("6*batch").
+func (d Dim) ParamName() string {
+	e := d.Sym()
+	if len(e.terms) == 1 && e.terms[0].coef == 1 && len(e.terms[0].atoms) == 1 {
+		return e.terms[0].atoms[0]
+	}
+	return d.Param
+}

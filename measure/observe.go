@@ -21,7 +21,14 @@ type TypeObserver interface {
 // output types were observed rather than inferred (nil when none were).
 // Without ONNX Runtime such models fail with inference's error.
 func BindShapes(m *graph.Model, bind map[string][]int) ([]*graph.Node, error) {
-	err := m.Graph.BindShapes(bind)
+	return BindShapesWith(m, bind, graph.BindOptions{})
+}
+
+// BindShapesWith is BindShapes with binding options. Observed types are
+// sizes only: the values computed by ops outside the table carry no
+// symbolic expressions.
+func BindShapesWith(m *graph.Model, bind map[string][]int, bo graph.BindOptions) ([]*graph.Node, error) {
+	err := m.Graph.BindShapesWith(bind, bo)
 	if err == nil || !graph.ShapeUnknown(err) {
 		return nil, err
 	}

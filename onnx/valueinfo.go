@@ -58,6 +58,8 @@ func typeProto(v *graph.Value) *onnxpb.TypeProto {
 		for i, d := range v.Shape {
 			dim := &onnxpb.TensorShapeProto_Dimension{}
 			switch {
+			case d.Symbolic():
+				dim.Value = &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: d.ParamName()}
 			case d.Known():
 				dim.Value = &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d.Value}
 			case d.Param != "":

@@ -36,11 +36,21 @@ func ReadModel(path string) (*graph.Model, error) {
 // unbound leading dimensions default to 1) and infers every shape, so that
 // the model can be executed or rewritten.
 func LoadBound(path string, shapes map[string][]int) (*graph.Model, error) {
+	return LoadBoundWith(path, shapes, graph.BindOptions{})
+}
+
+// LoadBoundWith is LoadBound with binding options.
+func LoadBoundWith(path string, shapes map[string][]int, bo graph.BindOptions) (*graph.Model, error) {
 	m, err := ReadModel(path)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := measure.BindShapes(m, shapes); err != nil {
+	return bindModel(path, m, shapes, bo)
+}
+
+// bindModel binds and checks m, read from path.
+func bindModel(path string, m *graph.Model, shapes map[string][]int, bo graph.BindOptions) (*graph.Model, error) {
+	if _, err := measure.BindShapesWith(m, shapes, bo); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := m.Graph.Validate(); err != nil {
@@ -108,6 +118,12 @@ type Start struct {
 	// Engine proposes the rewrites: the rule engine, preceded by the
 	// whole-graph passes (rewrite.Passes) chosen.
 	Engine rewrite.Rewriter
+	// Declared is the original as read, before binding, and Interface
+	// its declared inputs and outputs with the tuning sizes of its
+	// symbols; both are nil when the start is specialised to its binding
+	// (then the written model declares the bound shapes).
+	Declared  *graph.Model
+	Interface *Interface
 }
 
 // Prepare loads and binds the model at path, builds the rule engine
@@ -123,6 +139,31 @@ func PrepareWith(path string, shapes map[string][]int, rc RuleChoice) (*Start, e
 		return nil, err
 	}
 	return prepareModel(path, orig, rc)
+}
+
+// PrepareDynamic is PrepareWith for a start that keeps the model's
+// interface: its symbolic dimensions are bound at the tuning sizes shapes
+// gives (graph.BindOptions.KeepSymbols), rewrites must hold at every size,
+// and the written model declares the original's inputs and outputs
+// (Start.Writable, checked by Start.VerifyShapes).
+func PrepareDynamic(path string, shapes map[string][]int, rc RuleChoice) (*Start, error) {
+	m, err := ReadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	declared := m.Clone()
+	orig, err := bindModel(path, m, shapes, graph.BindOptions{KeepSymbols: true})
+	if err != nil {
+		return nil, err
+	}
+	s, err := prepareModel(path, orig, rc)
+	if err != nil {
+		return nil, err
+	}
+	s.Declared = declared
+	s.Interface = declaredInterface(declared)
+	s.Interface.learnSymbols(orig.Graph)
+	return s, nil
 }
 
 // PrepareModel is Prepare for a model already in memory with its shapes

@@ -1,0 +1,244 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/onnx"
+)
+
+// Interface is what a model declares about its inputs and outputs before
+// any binding: their shapes with symbolic dimensions, and the size each
+// symbol has at the tuning binding. A written model keeps the original's
+// interface (Start.Writable), and is verified at other bindings of its
+// symbols (Start.VerifyShapes).
+type Interface struct {
+	// Inputs and Outputs map names to declared shapes (absent when the
+	// model declares none).
+	Inputs, Outputs map[string]graph.Shape
+	// Symbols maps each symbolic dimension of the inputs to its size at
+	// the tuning binding; Leading marks the symbols that are some input's
+	// first dimension (a batch).
+	Symbols map[string]int64
+	Leading map[string]bool
+}
+
+// declaredInterface records m's declared input and output shapes; m is
+// not bound yet.
+func declaredInterface(m *graph.Model) *Interface {
+	it := &Interface{Inputs: map[string]graph.Shape{}, Outputs: map[string]graph.Shape{}, Symbols: map[string]int64{}, Leading: map[string]bool{}}
+	for _, v := range m.Graph.Inputs {
+		if v != nil && v.Const == nil && v.ShapeKnown {
+			it.Inputs[v.Name] = v.Shape.Clone()
+		}
+	}
+	for _, v := range m.Graph.Outputs {
+		if v != nil && v.ShapeKnown {
+			it.Outputs[v.Name] = v.Shape.Clone()
+		}
+	}
+	return it
+}
+
+// learnSymbols records the size of each symbol of the bound inputs of g
+// (bound with graph.BindOptions.KeepSymbols).
+func (it *Interface) learnSymbols(g *graph.Graph) {
+	for _, v := range g.Inputs {
+		if v == nil || v.Const != nil {
+			continue
+		}
+		for i, d := range v.Shape {
+			if !d.Symbolic() {
+				continue
+			}
+			name := d.ParamName()
+			it.Symbols[name] = d.Value
+			if i == 0 {
+				it.Leading[name] = true
+			}
+		}
+	}
+}
+
+// Dynamic reports whether the model has symbolic input dimensions.
+func (it *Interface) Dynamic() bool { return it != nil && len(it.Symbols) > 0 }
+
+// Writable returns m as it is written: when s keeps the original's
+// interface, a copy whose inputs and outputs declare the original's shapes
+// (symbolic dimensions by their names); m itself when s is specialised.
+func (s *Start) Writable(m *graph.Model) *graph.Model {
+	if !s.Interface.Dynamic() {
+		return m
+	}
+	c := *m
+	c.Graph = m.Graph.Clone()
+	redeclare := func(vs []*graph.Value, decl map[string]graph.Shape) {
+		for _, v := range vs {
+			if v == nil || v.Const != nil {
+				continue
+			}
+			if d, ok := decl[v.Name]; ok {
+				v.Shape = d.Clone()
+			}
+		}
+	}
+	redeclare(c.Graph.Inputs, s.Interface.Inputs)
+	redeclare(c.Graph.Outputs, s.Interface.Outputs)
+	return &c
+}
+
+// ShapeBinding is one assignment of sizes to a model's symbolic dimensions.
+type ShapeBinding map[string]int64
+
+// String renders the binding as "batch=3 seq=7".
+func (b ShapeBinding) String() string {
+	keys := make([]string, 0, len(b))
+	for k := range b {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, b[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// VerifyBindings returns the bindings a written model is checked at besides
+// the tuning one: each symbol in turn, the others at their tuning sizes,
+// takes a batch symbol's 1, 2, 3 and 8, or a sequence-like symbol's 1, 7,
+// half and twice its tuning size (each without the tuning size itself).
+func (it *Interface) VerifyBindings() []ShapeBinding {
+	names := make([]string, 0, len(it.Symbols))
+	for k := range it.Symbols {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var out []ShapeBinding
+	for _, name := range names {
+		t := it.Symbols[name]
+		vals := []int64{1, 7, t / 2, 2 * t}
+		if it.Leading[name] {
+			vals = []int64{1, 2, 3, 8}
+		}
+		slices.Sort(vals)
+		for _, v := range slices.Compact(vals) {
+			if v < 1 || v == t {
+				continue
+			}
+			b := ShapeBinding{}
+			for k, x := range it.Symbols {
+				b[k] = x
+			}
+			b[name] = v
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// inputShapes returns the input shapes binding b gives the declared
+// inputs, for graph.BindShapes.
+func (it *Interface) inputShapes(b ShapeBinding) map[string][]int {
+	out := map[string][]int{}
+	for name, s := range it.Inputs {
+		dims := make([]int, len(s))
+		for i, d := range s {
+			switch {
+			case d.Known():
+				dims[i] = int(d.Value)
+			case d.Param != "":
+				dims[i] = int(b[d.Param])
+			default:
+				dims[i] = int(b[fmt.Sprintf("%s_dim%d", name, i)])
+			}
+		}
+		out[name] = dims
+	}
+	return out
+}
+
+// VerifyShapes checks the model that will be written against the original
+// at every binding of VerifyBindings, on the runtimes Verify uses (one
+// input set each), printing one line a binding to w. A binding the
+// original itself does not take (a position table shorter than the
+// sequence, say) is reported and skipped. It returns ErrNotEquivalent when
+// the written model fails to load, bind or match the original at a binding
+// the original runs at.
+func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed uint64) error {
+	if !s.Interface.Dynamic() {
+		return nil
+	}
+	data, err := onnx.Encode(s.Writable(out))
+	if err != nil {
+		return fmt.Errorf("encoding the optimised model: %w", err)
+	}
+	for _, b := range s.Interface.VerifyBindings() {
+		shapes := s.Interface.inputShapes(b)
+		orig := s.Declared.Clone()
+		if err := orig.Graph.BindShapes(shapes); err != nil {
+			fmt.Fprintf(w, "at %s: not checked, the original does not take this shape (%v)\n", b, err)
+			continue
+		}
+		if err := runsOnce(orig, seed); err != nil {
+			fmt.Fprintf(w, "at %s: not checked, the original does not run at this shape (%v)\n", b, err)
+			continue
+		}
+		opt, err := onnx.Decode(data, onnx.DecodeOptions{})
+		if err == nil {
+			err = opt.Graph.BindShapes(shapes)
+		}
+		if err != nil {
+			fmt.Fprintf(w, "at %s: the optimised model does not take this shape: %v\n", b, err)
+			return ErrNotEquivalent
+		}
+		if err := verifyAt(w, b, orig, opt, tol, seed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyAt is Verify at one binding, on one input set, with the binding
+// named in each line.
+func verifyAt(w io.Writer, b ShapeBinding, orig, out *graph.Model, tol float64, seed uint64) error {
+	names := []string{"go"}
+	if measure.DefaultBackendName() == "ort" {
+		names = append(names, "ort")
+	}
+	results, err := measure.VerifyRuntimes(names, orig, out, measure.VerifyOptions{Seeds: 1, FirstSeed: seed, Tolerance: tol})
+	for _, r := range results {
+		fmt.Fprintf(w, "at %s: %v\n", b, r)
+		if r.Skipped == nil && !r.Result.OK {
+			return ErrNotEquivalent
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("at %s: %w", b, err)
+	}
+	return nil
+}
+
+// runsOnce runs m once on random inputs on the default backend.
+func runsOnce(m *graph.Model, seed uint64) error {
+	be, err := measure.NewBackend(measure.DefaultBackendName(), measure.BackendOptions{})
+	if err != nil {
+		return err
+	}
+	sess, err := be.Load(m)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	in, err := measure.RandomInputs(m.Graph, seed)
+	if err != nil {
+		return err
+	}
+	_, err = sess.Run(in)
+	return err
+}
