@@ -122,6 +122,9 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	if constantInputs(n) {
 		return 0, nil
 	}
+	if shapeComputation(n) {
+		return minOpTime, nil
+	}
 	key := opSignature(n)
 	c.mu.Lock()
 	d, ok := c.times[key]
@@ -132,6 +135,11 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	single, err := singleOpModel(m, n)
 	if err != nil {
 		return 0, err
+	}
+	if len(single.Graph.Inputs) == 0 {
+		// Every input is a shape computed at run time (Range or
+		// ConstantOfShape over a symbolic size): charge the least time.
+		return minOpTime, nil
 	}
 	overhead, err := c.Overhead()
 	if err != nil {
@@ -168,6 +176,24 @@ func constantInputs(n *graph.Node) bool {
 		}
 	}
 	return true
+}
+
+// shapeComputation reports whether inference computed every output of n:
+// arithmetic on a few integers of a symbolic shape (Shape, Gather,
+// Concat ... feeding a Reshape), which runs at run time in a model that
+// keeps its symbolic dimensions and costs next to nothing.
+func shapeComputation(n *graph.Node) bool {
+	some := false
+	for _, o := range n.Outputs {
+		if o == nil {
+			continue
+		}
+		if o.Known == nil {
+			return false
+		}
+		some = true
+	}
+	return some
 }
 
 // foldable reports whether every input of n is a constant or an output of
@@ -261,7 +287,7 @@ func opSignature(n *graph.Node) string {
 func singleOpModel(m *graph.Model, n *graph.Node) (*graph.Model, error) {
 	g := &graph.Graph{Name: n.Op}
 	vm := map[*graph.Value]*graph.Value{}
-	cp := func(v *graph.Value) *graph.Value {
+	cp := func(v *graph.Value, input bool) *graph.Value {
 		if v == nil {
 			return nil
 		}
@@ -269,7 +295,7 @@ func singleOpModel(m *graph.Model, n *graph.Node) (*graph.Model, error) {
 			return c
 		}
 		c := &graph.Value{Name: v.Name, DType: v.DType, Shape: v.Shape.Clone(), ShapeKnown: v.ShapeKnown, Const: v.Const}
-		if c.Const == nil && v.Known != nil && !v.DType.IsFloat() {
+		if input && c.Const == nil && v.Known != nil && !v.DType.IsFloat() {
 			// A computed shape, axis list or index: random data would
 			// not be a valid one, so time the op on its real value.
 			c.Const = v.Known
@@ -279,7 +305,7 @@ func singleOpModel(m *graph.Model, n *graph.Node) (*graph.Model, error) {
 	}
 	cn := &graph.Node{Name: n.Name, Op: n.Op, Domain: n.Domain, Attrs: n.Attrs, Opaque: n.Opaque}
 	for _, in := range n.Inputs {
-		c := cp(in)
+		c := cp(in, true)
 		cn.Inputs = append(cn.Inputs, c)
 		if c != nil && c.Const == nil && !containsValue(g.Inputs, c) {
 			g.Inputs = append(g.Inputs, c)
@@ -289,7 +315,7 @@ func singleOpModel(m *graph.Model, n *graph.Node) (*graph.Model, error) {
 		}
 	}
 	for _, o := range n.Outputs {
-		c := cp(o)
+		c := cp(o, false)
 		cn.Outputs = append(cn.Outputs, c)
 		if c != nil {
 			g.Outputs = append(g.Outputs, c)

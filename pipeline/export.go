@@ -29,7 +29,7 @@ func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64,
 	if err != nil {
 		return nil, err
 	}
-	if err := onnx.WriteFile(path, out); err != nil {
+	if err := onnx.WriteFile(path, s.Writable(out)); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return out, nil
@@ -51,6 +51,9 @@ func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64)
 	out := *s.Orig
 	out.Graph = folded
 	if err := Verify(w, s.Orig, &out, tol, seed); err != nil {
+		return nil, err
+	}
+	if err := s.VerifyShapes(w, &out, tol, seed); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -109,6 +109,9 @@ func applyChecked(p rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, er
 	if err != nil || !changed {
 		return nil, err
 	}
+	if err := rewrite.SameOutputShapes(g, next); err != nil {
+		return nil, err
+	}
 	next, _, err = rewrite.Fold(next, executor.Evaluate)
 	if err != nil {
 		return nil, fmt.Errorf("folding: %w", err)

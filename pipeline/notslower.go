@@ -46,6 +46,9 @@ func (s *Start) ChooseNotSlower(w io.Writer, optimised *graph.Model, m Measureme
 		if err := Verify(w, s.Orig, s.Model, tol, seed); err != nil {
 			return nil, err
 		}
+		if err := s.VerifyShapes(w, s.Model, tol, seed); err != nil {
+			return nil, err
+		}
 		return s.Model, nil
 	}
 	return s.Orig, nil

@@ -48,6 +48,14 @@ type Config struct {
 	// ObjectiveLatency (default), ObjectiveMemory (the executor's planned
 	// peak memory) or ObjectiveBoth (their geometric mean).
 	Objective string
+	// Specialize freezes the written model's interface to Shapes (every
+	// symbolic dimension bound to its tuning size), as fixed-shape
+	// superoptimisers do. Without it the written model keeps the
+	// original's symbolic dimensions: Shapes is then only the tuning shape
+	// that the cost model and the measurements use, every rewrite must
+	// hold at every size, and the result is verified at other bindings
+	// too (Start.VerifyShapes).
+	Specialize bool
 	// MeasuredPasses are whole-graph passes tried on the result and kept
 	// only when measurably faster end to end (see Start.MeasuredPasses;
 	// DefaultMeasuredPasses is what xrl optimize uses). Latency objective
@@ -82,10 +90,15 @@ type Result struct {
 // write, and the before/after report with the per-rule table.
 func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	t0 := time.Now()
-	s, err := PrepareWith(cfg.Model, cfg.Shapes, RuleChoice{Names: cfg.Rules, File: cfg.RulesFile})
+	prepare := PrepareDynamic
+	if cfg.Specialize {
+		prepare = PrepareWith
+	}
+	s, err := prepare(cfg.Model, cfg.Shapes, RuleChoice{Names: cfg.Rules, File: cfg.RulesFile})
 	if err != nil {
 		return nil, err
 	}
+	reportInterface(w, s)
 	var times Times
 	times.Prepare = time.Since(t0)
 	// Every method starts by expanding the start graph; its first
@@ -195,7 +208,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	if err := ReportMemory(w, s.Orig, res.Out); err != nil {
 		return nil, err
 	}
-	if err := onnx.WriteFile(cfg.Output, res.Out); err != nil {
+	if err := onnx.WriteFile(cfg.Output, s.Writable(res.Out)); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", cfg.Output, err)
 	}
 	fmt.Fprintf(w, "nodes: %d -> %d\n", len(s.Orig.Graph.Nodes), len(res.Out.Graph.Nodes))

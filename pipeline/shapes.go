@@ -10,6 +10,7 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // Interface is what a model declares about its inputs and outputs before
@@ -211,7 +212,7 @@ func verifyAt(w io.Writer, b ShapeBinding, orig, out *graph.Model, tol float64, 
 	if measure.DefaultBackendName() == "ort" {
 		names = append(names, "ort")
 	}
-	results, err := measure.VerifyRuntimes(names, orig, out, measure.VerifyOptions{Seeds: 1, FirstSeed: seed, Tolerance: tol})
+	results, err := verify.Runtimes(names, orig, out, verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol})
 	for _, r := range results {
 		fmt.Fprintf(w, "at %s: %v\n", b, r)
 		if r.Skipped == nil && !r.Result.OK {
@@ -241,4 +242,18 @@ func runsOnce(m *graph.Model, seed uint64) error {
 	}
 	_, err = sess.Run(in)
 	return err
+}
+
+// reportInterface says to w whether the written model keeps the model's
+// symbolic dimensions, and their tuning sizes.
+func reportInterface(w io.Writer, s *Start) {
+	switch {
+	case s.Interface == nil:
+		fmt.Fprintln(w, "interface: specialised: the written model declares the bound input shapes")
+		return
+	case !s.Interface.Dynamic():
+		fmt.Fprintln(w, "interface: the model's inputs have fixed shapes")
+		return
+	}
+	fmt.Fprintf(w, "interface: the written model keeps the symbolic dimensions; tuning at %s, verified at other sizes too\n", ShapeBinding(s.Interface.Symbols))
 }

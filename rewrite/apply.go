@@ -166,6 +166,19 @@ func sameShapes(from, to []*graph.Value) error {
 	return nil
 }
 
+// SameOutputShapes checks that after's outputs have the shapes of
+// before's, expressions over the symbolic dimensions included: a
+// whole-graph rewrite must not specialise a model to its bound shape.
+func SameOutputShapes(before, after *graph.Graph) error {
+	if len(before.Outputs) != len(after.Outputs) {
+		return fmt.Errorf("%d outputs become %d", len(before.Outputs), len(after.Outputs))
+	}
+	if err := sameShapes(before.Outputs, after.Outputs); err != nil {
+		return fmt.Errorf("output %w (a rewrite valid only at the bound shape)", err)
+	}
+	return nil
+}
+
 func indexOf(vs []*graph.Value, v *graph.Value) int {
 	for i, w := range vs {
 		if w == v {

@@ -251,6 +251,9 @@ func (w *WithPasses) apply(p Pass, g *graph.Graph) (*Candidate, error) {
 	if err != nil || !changed {
 		return nil, err
 	}
+	if err := SameOutputShapes(g, r); err != nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
 	if w.Eval != nil {
 		if r, _, err = Fold(r, w.Eval); err != nil {
 			return nil, fmt.Errorf("%s: folding: %w", p.Name, err)
