@@ -39,19 +39,31 @@ func inferControlFlow(n *Node) error {
 			return fmt.Errorf("%v: output %q: %w (its bodies do not decide it)", n, o.Name, errOpaqueUnknown)
 		}
 		t := outs[i]
-		if o.ShapeKnown && o.Shape.Static() && (!sameDims(o.Shape, t.shape) || o.DType != t.dt) {
+		if o.ShapeKnown && o.Shape.Static() && (!sameSizes(o.Shape, t.shape) || o.DType != t.dt) {
 			return fmt.Errorf("%v: output %q is recorded as %v%v but its bodies give %v%v", n, o.Name, o.DType, o.Shape, t.dt, t.shape)
 		}
-		o.SetStatic(t.dt, t.shape)
+		o.setType(t.dt, t.shape)
 	}
 	return nil
 }
 
-// outType is an output's decided type (known false: undecided).
+// outType is an output's decided type (known false: undecided). The
+// shape's dimensions keep their symbolic expressions.
 type outType struct {
 	dt    DType
-	shape []int
+	shape Shape
 	known bool
+}
+
+// setType sets v's dtype and bound shape (a copy of s).
+func (v *Value) setType(dt DType, s Shape) {
+	v.DType, v.Shape, v.ShapeKnown = dt, s.Clone(), true
+}
+
+// sameSizes reports whether two bound shapes have the same sizes, whatever
+// their symbolic expressions.
+func sameSizes(a, b Shape) bool {
+	return slices.EqualFunc(a, b, func(x, y Dim) bool { return x.Value == y.Value })
 }
 
 // inferBody binds a body's formal inputs to formal and its outer-scope
@@ -72,7 +84,7 @@ func inferBody(n *Node, b *Body, formal []outType) ([]outType, error) {
 		if !t.known {
 			return nil, fmt.Errorf("body %s: formal input %d has no known type", b.Attr, i)
 		}
-		g.Inputs[i].SetStatic(t.dt, t.shape)
+		g.Inputs[i].setType(t.dt, t.shape)
 	}
 	for k, v := range b.OuterInputs() {
 		if b.Outer[k] >= len(n.Implicit) {
@@ -85,7 +97,7 @@ func inferBody(n *Node, b *Body, formal []outType) ([]outType, error) {
 		if !src.ShapeKnown || !src.Shape.Static() || !src.DType.Valid() {
 			return nil, fmt.Errorf("body %s: outer value %q has no known shape", b.Attr, src.Name)
 		}
-		v.SetStatic(src.DType, src.Shape.Ints())
+		v.setType(src.DType, src.Shape)
 		v.Const = src.Const
 	}
 	inputs := map[*Value]bool{}
@@ -159,12 +171,12 @@ func typeOf(v *Value) outType {
 		return outType{}
 	}
 	if v.Const != nil {
-		return outType{dt: v.Const.DType, shape: append([]int(nil), v.Const.Shape...), known: true}
+		return outType{dt: v.Const.DType, shape: StaticShape(v.Const.Shape...), known: true}
 	}
 	if !v.ShapeKnown || !v.Shape.Static() || !v.DType.Valid() {
 		return outType{}
 	}
-	return outType{dt: v.DType, shape: v.Shape.Ints(), known: true}
+	return outType{dt: v.DType, shape: v.Shape.Clone(), known: true}
 }
 
 // inferIf infers both branches; an output is decided where they agree.
@@ -190,8 +202,13 @@ func inferIf(n *Node) ([]outType, error) {
 	}
 	out := make([]outType, len(a))
 	for i := range a {
-		if a[i].dt == b[i].dt && slices.Equal(a[i].shape, b[i].shape) {
+		if a[i].dt == b[i].dt && sameSizes(a[i].shape, b[i].shape) {
 			out[i] = a[i]
+			if !slices.Equal(a[i].shape, b[i].shape) {
+				// The branches label a size differently: neither
+				// label holds for every binding.
+				out[i].shape = unlabelled(a[i].shape, b[i].shape, n.Outputs[i], i)
+			}
 		}
 	}
 	return out, nil
@@ -211,7 +228,7 @@ func inferLoop(n *Node) ([]outType, error) {
 	if carried < 0 {
 		return nil, fmt.Errorf("Loop has %d inputs, want at least 2", len(n.Inputs))
 	}
-	formal := []outType{{dt: Int64, shape: []int{}, known: true}, {dt: Bool, shape: []int{}, known: true}}
+	formal := []outType{{dt: Int64, shape: Shape{}, known: true}, {dt: Bool, shape: Shape{}, known: true}}
 	for _, v := range n.Inputs[2:] {
 		formal = append(formal, typeOf(v))
 	}
@@ -225,11 +242,11 @@ func inferLoop(n *Node) ([]outType, error) {
 	out := make([]outType, len(n.Outputs))
 	for i := 0; i < carried && i < len(out); i++ {
 		in, got := formal[2+i], res[1+i]
-		if in.dt != got.dt || !slices.Equal(in.shape, got.shape) {
+		if in.dt != got.dt || !sameSizes(in.shape, got.shape) {
 			b.ShapesOK = false
 			return nil, fmt.Errorf("carried value %d changes type in the body (%v%v -> %v%v)", i, in.dt, in.shape, got.dt, got.shape)
 		}
-		out[i] = got
+		out[i] = in
 	}
 	return out, nil
 }
@@ -252,7 +269,7 @@ func inferScan(n *Node) ([]outType, error) {
 	for _, v := range n.Inputs[:states] {
 		formal = append(formal, typeOf(v))
 	}
-	seq := -1
+	seq := Dim{Value: -1}
 	for j, v := range n.Inputs[states:] {
 		t := typeOf(v)
 		if !t.known {
@@ -266,8 +283,8 @@ func inferScan(n *Node) ([]outType, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scan input %d: %w", j, err)
 		}
-		if seq >= 0 && t.shape[ax] != seq {
-			return nil, fmt.Errorf("scan inputs have sequence lengths %d and %d", seq, t.shape[ax])
+		if seq.Value >= 0 && t.shape[ax].Value != seq.Value {
+			return nil, fmt.Errorf("scan inputs have sequence lengths %d and %d", seq.Value, t.shape[ax].Value)
 		}
 		seq = t.shape[ax]
 		t.shape = slices.Delete(t.shape, ax, ax+1)
@@ -283,11 +300,11 @@ func inferScan(n *Node) ([]outType, error) {
 	outAxes := n.AttrInts("scan_output_axes")
 	out := make([]outType, len(res))
 	for i := 0; i < states; i++ {
-		if res[i].dt != formal[i].dt || !slices.Equal(res[i].shape, formal[i].shape) {
+		if res[i].dt != formal[i].dt || !sameSizes(res[i].shape, formal[i].shape) {
 			b.ShapesOK = false
 			return nil, fmt.Errorf("state %d changes type in the body", i)
 		}
-		out[i] = res[i]
+		out[i] = formal[i]
 	}
 	for k := states; k < len(res); k++ {
 		axis := int64(0)
@@ -298,8 +315,20 @@ func inferScan(n *Node) ([]outType, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scan output %d: %w", k-states, err)
 		}
-		shape := slices.Insert(append([]int(nil), res[k].shape...), ax, seq)
+		shape := slices.Insert(res[k].shape.Clone(), ax, seq)
 		out[k] = outType{dt: res[k].dt, shape: shape, known: true}
 	}
 	return out, nil
+}
+
+// unlabelled returns a with each dimension whose label differs in b made
+// an unknown symbol of output o.
+func unlabelled(a, b Shape, o *Value, k int) Shape {
+	out := a.Clone()
+	for i := range out {
+		if a[i] != b[i] && o != nil {
+			out[i] = unknownDim(o, k*maxRank+i, a[i].Value)
+		}
+	}
+	return out
 }

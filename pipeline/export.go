@@ -71,6 +71,10 @@ func (s *Start) FinishOrFolded(w io.Writer, best *graph.Graph, tol float64, seed
 	}
 	fmt.Fprintln(w, "the optimised graph is not written: it does not compute the same function within the tolerance (above); going on with the folded model")
 	out, err = s.Finish(w, s.Model.Graph, tol, seed)
+	if errors.Is(err, ErrNotEquivalent) {
+		fmt.Fprintln(w, "the folded model does not verify either (above); going on with the original")
+		return s.Orig, true, nil
+	}
 	return out, true, err
 }
 
