@@ -1,0 +1,146 @@
+package pipeline
+
+import (
+	"bytes"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/onnx"
+)
+
+func TestVerifyBindings(t *testing.T) {
+	it := &Interface{Symbols: map[string]int64{"batch": 1, "seq": 128}, Leading: map[string]bool{"batch": true}}
+	var got []string
+	for _, b := range it.VerifyBindings() {
+		got = append(got, b.String())
+	}
+	want := []string{
+		"batch=2 seq=128", "batch=3 seq=128", "batch=8 seq=128",
+		"batch=1 seq=1", "batch=1 seq=7", "batch=1 seq=64", "batch=1 seq=256",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("bindings\n got %q\nwant %q", got, want)
+	}
+	if (&Interface{Symbols: map[string]int64{}}).Dynamic() {
+		t.Errorf("an interface without symbols is dynamic")
+	}
+}
+
+// declaredDims returns the dims each input and output of m declares, as
+// strings ("batch", "128", "?").
+func declaredDims(m *graph.Model) map[string][]string {
+	out := map[string][]string{}
+	for _, vs := range [][]*graph.Value{m.Graph.Inputs, m.Graph.Outputs} {
+		for _, v := range vs {
+			if v.Const != nil {
+				continue
+			}
+			for _, d := range v.Shape {
+				out[v.Name] = append(out[v.Name], d.String())
+			}
+		}
+	}
+	return out
+}
+
+// TestDynamicStartKeepsTheInterface prepares the corpus encoder (ids
+// [batch, seq]) bound symbolically at 1x128: the start graph keeps every
+// shape computation that depends on the symbols, the model as written
+// declares the original's inputs and outputs, and it verifies at the other
+// bindings (the one at seq 256 skipped: the position table has 128 rows).
+// Specialised, the same model is written with the bound shapes.
+func TestDynamicStartKeepsTheInterface(t *testing.T) {
+	path := "../testdata/corpus/encoder_classifier.onnx"
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%v (run scripts/gen-corpus)", err)
+	}
+	orig, err := onnx.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shapes := map[string][]int{"ids": {1, 128}}
+	s, err := PrepareDynamic(path, shapes, RuleChoice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ShapeBinding(s.Interface.Symbols).String(); got != "batch=1 seq=128" {
+		t.Errorf("tuning binding %s", got)
+	}
+	shapeOps := 0
+	for _, n := range s.Model.Graph.Nodes {
+		if n.Op == "Shape" {
+			shapeOps++
+		}
+	}
+	if shapeOps == 0 {
+		t.Errorf("folding removed every Shape node: the start graph is frozen to 1x128")
+	}
+	written, err := onnx.Decode(mustEncode(t, s.Writable(s.Model)), onnx.DecodeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := declaredDims(written), declaredDims(orig); !reflect.DeepEqual(got, want) {
+		t.Errorf("written interface %v, original %v", got, want)
+	}
+	var log bytes.Buffer
+	if err := s.VerifyShapes(&log, s.Model, 1e-4, 1); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	for _, want := range []string{"at batch=8 seq=128: verified on go", "at batch=1 seq=7: verified on go", "at batch=1 seq=256: not checked"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+
+	fixed, err := PrepareWith(path, shapes, RuleChoice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fixed.Interface != nil || fixed.Writable(fixed.Model) != fixed.Model {
+		t.Errorf("a specialised start keeps an interface")
+	}
+	if got := declaredDims(fixed.Model)["ids"]; !reflect.DeepEqual(got, []string{"1", "128"}) {
+		t.Errorf("specialised ids declared %v", got)
+	}
+}
+
+// TestVerifyShapesRejectsAFrozenModel freezes a Reshape of the encoder to
+// the tuning shape, which holds at 1x128 only: VerifyShapes must reject it.
+func TestVerifyShapesRejectsAFrozenModel(t *testing.T) {
+	s, err := PrepareDynamic("../testdata/corpus/encoder_classifier.onnx", map[string][]int{"ids": {1, 128}}, RuleChoice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	frozen := s.Model.Clone()
+	changed := false
+	for _, n := range frozen.Graph.Nodes {
+		if n.Op == "Reshape" && n.Inputs[1].Const == nil && n.Inputs[1].Known != nil {
+			n.Inputs[1] = &graph.Value{Name: n.Inputs[1].Name + "_frozen", Const: n.Inputs[1].Known}
+			n.Inputs[1].SetStatic(graph.Int64, n.Inputs[1].Const.Shape)
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		t.Fatal("no Reshape with a run-time shape: the test checks nothing")
+	}
+	var log bytes.Buffer
+	if err := s.VerifyShapes(&log, frozen, 1e-4, 1); err != ErrNotEquivalent {
+		t.Fatalf("VerifyShapes = %v, want ErrNotEquivalent\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "does not take this shape") {
+		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+func mustEncode(t *testing.T, m *graph.Model) []byte {
+	t.Helper()
+	data, err := onnx.Encode(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
