@@ -10,8 +10,9 @@ import "fmt"
 // MicrosoftDomain is the domain of ONNX Runtime's contributed operators.
 const MicrosoftDomain = "com.microsoft"
 
-func init() {
-	Register(&OpSchema{
+// contribOps are the rows of this file.
+var contribOps = []OpSchema{
+	{
 		Op:     "Attention",
 		Domain: MicrosoftDomain,
 		Doc: "Multi-head self-attention: QKV = input x weights + bias, split into Q, K, V and each into num_heads heads; " +
@@ -32,7 +33,7 @@ func init() {
 		// imported at version 1).
 		MinOpset: 9,
 		Infer:    inferAttention,
-	})
+	},
 }
 
 // AttentionDims are the sizes of a com.microsoft Attention node: batch,

@@ -15,20 +15,21 @@ func windowAttrs(kernelRequired bool) []AttrSpec {
 	}
 }
 
-func init() {
-	Register(convSchema("Conv", "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
-		inferConv))
-	Register(convSchema("ConvTranspose", "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
+// convOps are the rows of this file.
+var convOps = []OpSchema{
+	convSchema("Conv", "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
+		inferConv),
+	convSchema("ConvTranspose", "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
 		inferConvTranspose,
 		AttrSpec{Name: "output_padding", Kind: AttrInts},
-		AttrSpec{Name: "output_shape", Kind: AttrInts}))
+		AttrSpec{Name: "output_shape", Kind: AttrInts}),
 }
 
 // convSchema is the table row of a convolution: inputs X, W and optional
 // B, the window attributes, group and extra.
-func convSchema(op, doc string, infer InferFunc, extra ...AttrSpec) *OpSchema {
+func convSchema(op, doc string, infer InferFunc, extra ...AttrSpec) OpSchema {
 	attrs := append(windowAttrs(false), AttrSpec{Name: "group", Kind: AttrInt, Default: defInt(1)})
-	return &OpSchema{
+	return OpSchema{
 		Op:            op,
 		Window:        true,
 		WeightDerived: []string{"kernel_shape"},

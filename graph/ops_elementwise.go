@@ -2,8 +2,9 @@ package graph
 
 import "fmt"
 
-// Elementwise operators: unary activations and math, binary arithmetic and
-// comparison with numpy broadcasting, variadic Max/Min, Where and Clip.
+// Elementwise operators: binary arithmetic with numpy broadcasting,
+// Equal, Pow, variadic Max/Min, Where and Clip; the row builders of
+// elementwise operators (ops_math.go holds those of one input).
 
 var (
 	inX  = []InputSpec{{Name: "X"}}
@@ -12,61 +13,31 @@ var (
 	outC = []InputSpec{{Name: "C"}}
 )
 
-func init() {
-	unary := func(op, doc string, min int64, float bool, attrs ...AttrSpec) {
-		class, want := isNumericType, "a numeric type"
-		if float {
-			class, want = isFloatType, "a floating-point type"
-		}
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-			MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
-		})
-	}
-	unary("Sqrt", "Y = sqrt(X) elementwise.", 9, true)
-	unary("Exp", "Y = exp(X) elementwise.", 9, true)
-	unary("Log", "Y = ln(X) elementwise.", 9, true)
-	unary("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false)
-	unary("Relu", "Y = max(X, 0) elementwise.", 9, false)
-	unary("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(0.01)})
-	unary("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true)
-	unary("Tanh", "Y = tanh(X) elementwise.", 9, true)
-	unary("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(0.2)},
-		AttrSpec{Name: "beta", Kind: AttrFloat, Default: defFloat(0.5)})
-	unary("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true)
-
-	binary := func(op, doc string, fold BinaryOp, comm bool) {
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
-			MinOpset: 9, Commutative: comm, Elementwise: true,
-			Infer: inferBinary(fold, false),
-		})
-	}
-	binary("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true)
-	binary("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false)
-	binary("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true)
-	binary("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false)
-	Register(&OpSchema{
+// elementwiseOps are the rows of this file.
+var elementwiseOps = []OpSchema{
+	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true),
+	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false),
+	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true),
+	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false),
+	{
 		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
 		Infer: inferBinary(BinEqual, true),
-	})
-	Register(&OpSchema{
+	},
+	{
 		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
 		MinOpset: 9, Elementwise: true, Infer: inferPow,
-	})
-	registerVariadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax))
-	registerVariadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin))
-	Register(&OpSchema{
+	},
+	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax)),
+	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin)),
+	{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
 		Outputs:  []InputSpec{{Name: "output"}},
 		MinOpset: 9, Elementwise: true, Infer: inferWhere,
-	})
-	Register(&OpSchema{
+	},
+	{
 		Op: "Clip", Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
 		Inputs:  []InputSpec{{Name: "input"}, {Name: "min", Optional: true}, {Name: "max", Optional: true}},
 		Outputs: []InputSpec{{Name: "output"}},
@@ -75,19 +46,42 @@ func init() {
 			{Attr: "max", Input: 2, Since: 11, DType: FromInputDType},
 		},
 		MinOpset: 9, Elementwise: true, Infer: inferClip,
-	})
+	},
 }
 
-// registerVariadic adds a commutative elementwise op of one or more
+// unaryRow is the row of an elementwise op of one input, numeric or (with
+// float set) floating-point.
+func unaryRow(op, doc string, min int64, float bool, attrs ...AttrSpec) OpSchema {
+	class, want := isNumericType, "a numeric type"
+	if float {
+		class, want = isFloatType, "a floating-point type"
+	}
+	return OpSchema{
+		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
+		MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
+	}
+}
+
+// binaryRow is the row of an arithmetic op of two broadcast inputs whose
+// known values fold with fold.
+func binaryRow(op, doc string, fold BinaryOp, comm bool) OpSchema {
+	return OpSchema{
+		Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
+		MinOpset: 9, Commutative: comm, Elementwise: true,
+		Infer: inferBinary(fold, false),
+	}
+}
+
+// variadicRow is the row of a commutative elementwise op of one or more
 // broadcast inputs.
-func registerVariadic(op, doc string, infer InferFunc) {
-	Register(&OpSchema{
+func variadicRow(op, doc string, infer InferFunc) OpSchema {
+	return OpSchema{
 		Op: op, Doc: doc,
 		Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
 		Outputs:  []InputSpec{{Name: op}},
 		MinOpset: 9, Commutative: true, Elementwise: true,
 		Infer: infer,
-	})
+	}
 }
 
 // inferUnary: output has the input's dtype and shape.

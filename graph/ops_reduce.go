@@ -4,19 +4,20 @@ import "fmt"
 
 // Reductions.
 
-func init() {
-	registerReduce("ReduceMean", "the mean", 18)
-	registerReduce("ReduceSum", "the sum", 13)
-	registerReduce("ReduceMax", "the maximum", 18)
+// reduceOps are the rows of this file.
+var reduceOps = []OpSchema{
+	reduceRow("ReduceMean", "the mean", 18),
+	reduceRow("ReduceSum", "the sum", 13),
+	reduceRow("ReduceMax", "the maximum", 18),
 }
 
-// registerReduce adds a Reduce op whose axes attribute became an input at
-// opset since.
-func registerReduce(op, what string, since int64) {
-	Register(&OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
+// reduceRow is the row of a Reduce op whose axes attribute became an
+// input at opset since.
+func reduceRow(op, what string, since int64) OpSchema {
+	return OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
 		Attrs:      []AttrSpec{intAttr("keepdims", 1), intAttr("noop_with_empty_axes", 0)},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
-		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."})
+		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."}
 }
 
 func inferReduce(n *Node) error {

@@ -7,8 +7,9 @@ import (
 
 // Resize.
 
-func init() {
-	Register(&OpSchema{
+// resizeOps are the rows of this file.
+var resizeOps = []OpSchema{
+	{
 		Op: "Resize",
 		Doc: "Y = X resampled (nearest, linear or cubic) to sizes, or to floor(dims*scales); in opset 10 the " +
 			"inputs were only (X, scales), which the codec maps by position to inputs 0 and 2.",
@@ -28,7 +29,7 @@ func init() {
 		},
 		MinOpset: 10,
 		Infer:    inferResize,
-	})
+	},
 }
 
 func inferResize(n *Node) error {

@@ -155,9 +155,9 @@ func schemaKey(domain, op string) string {
 	return domain + "::" + op
 }
 
-// Register adds s to the op-schema table. It panics on a duplicate: the
-// table is built from package-level data at init time.
-func Register(s *OpSchema) {
+// register adds s to the op-schema table. It panics on a duplicate: the
+// table is built from package-level data at init time (opTables).
+func register(s *OpSchema) {
 	k := schemaKey(s.Domain, s.Op)
 	if _, dup := schemaTable[k]; dup {
 		panic(fmt.Sprintf("graph: op %s registered twice", s.Op))
