@@ -32,6 +32,7 @@ var contribOps = []OpSchema{
 		// Any default-domain opset the codec writes (the domain itself is
 		// imported at version 1).
 		MinOpset: 9,
+		Work:     workAttention,
 		Infer:    inferAttention,
 	},
 }

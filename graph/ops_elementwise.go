@@ -22,12 +22,12 @@ var elementwiseOps = []OpSchema{
 	{
 		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-		Infer: inferBinary(BinEqual, true),
+		Work: workPerOutput, Infer: inferBinary(BinEqual, true),
 	},
 	{
 		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
-		MinOpset: 9, Elementwise: true, Infer: inferPow,
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferPow,
 	},
 	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax)),
 	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin)),
@@ -35,7 +35,7 @@ var elementwiseOps = []OpSchema{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
 		Outputs:  []InputSpec{{Name: "output"}},
-		MinOpset: 9, Elementwise: true, Infer: inferWhere,
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferWhere,
 	},
 	{
 		Op: "Clip", Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
@@ -45,7 +45,7 @@ var elementwiseOps = []OpSchema{
 			{Attr: "min", Input: 1, Since: 11, DType: FromInputDType},
 			{Attr: "max", Input: 2, Since: 11, DType: FromInputDType},
 		},
-		MinOpset: 9, Elementwise: true, Infer: inferClip,
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferClip,
 	},
 }
 
@@ -58,7 +58,7 @@ func unaryRow(op, doc string, min int64, float bool, attrs ...AttrSpec) OpSchema
 	}
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-		MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
+		MinOpset: min, Elementwise: true, Work: workPerOutput, Infer: inferUnary(class, want),
 	}
 }
 
@@ -68,7 +68,7 @@ func binaryRow(op, doc string, fold BinaryOp, comm bool) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
 		MinOpset: 9, Commutative: comm, Elementwise: true,
-		Infer: inferBinary(fold, false),
+		Work: workPerOutput, Infer: inferBinary(fold, false),
 	}
 }
 
@@ -80,7 +80,7 @@ func variadicRow(op, doc string, infer InferFunc) OpSchema {
 		Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
 		Outputs:  []InputSpec{{Name: op}},
 		MinOpset: 9, Commutative: true, Elementwise: true,
-		Infer: infer,
+		Work: workPerOutput, Infer: infer,
 	}
 }
 

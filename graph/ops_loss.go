@@ -12,10 +12,10 @@ var lossAttrs = []AttrSpec{
 
 // lossOps are the rows of this file.
 var lossOps = []OpSchema{
-	{Op: "NegativeLogLikelihoodLoss", MinOpset: 13, Infer: inferLoss, Inputs: []InputSpec{req("input"), req("target"), opt("weight")}, Outputs: ins("loss"),
+	{Op: "NegativeLogLikelihoodLoss", MinOpset: 13, Work: workPerOutput, Infer: inferLoss, Inputs: []InputSpec{req("input"), req("target"), opt("weight")}, Outputs: ins("loss"),
 		Attrs: lossAttrs,
 		Doc:   "loss = -input[n, target[n,d...], d...] * weight[target], 0 where target = ignore_index; reduced by none, sum, or mean (divided by the sum of the applied weights)."},
-	{Op: "SoftmaxCrossEntropyLoss", MinOpset: 13, Infer: inferLoss, Inputs: []InputSpec{req("scores"), req("labels"), opt("weights")}, Outputs: []InputSpec{req("output"), opt("log_prob")},
+	{Op: "SoftmaxCrossEntropyLoss", MinOpset: 13, Work: workPerOutput, Infer: inferLoss, Inputs: []InputSpec{req("scores"), req("labels"), opt("weights")}, Outputs: []InputSpec{req("output"), opt("log_prob")},
 		Attrs: lossAttrs,
 		Doc:   "output = NegativeLogLikelihoodLoss(LogSoftmax(scores, axis 1), labels, weights); log_prob optionally returned."},
 }

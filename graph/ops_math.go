@@ -72,7 +72,7 @@ var mathOps = []OpSchema{
 		intAttr("detect_negative", 1), intAttr("detect_positive", 1)),
 	{
 		Op: "Not", Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
-		MinOpset: 9, Elementwise: true, Infer: inferUnary(isBoolType, "bool"),
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferUnary(isBoolType, "bool"),
 	},
 	logicRow("And", "and"),
 	logicRow("Or", "or"),
@@ -86,13 +86,13 @@ var mathOps = []OpSchema{
 		Doc:    "C = A mod B elementwise with numpy broadcasting: the remainder takes the divisor's sign, or the dividend's when fmod=1 (required for floats).",
 		Inputs: inAB, Outputs: outC, MinOpset: 10, Elementwise: true,
 		Attrs: []AttrSpec{intAttr("fmod", 0)},
-		Infer: inferMod,
+		Work:  workPerOutput, Infer: inferMod,
 	},
 	{
 		Op:      "PRelu",
 		Doc:     "Y = X if X >= 0 else slope*X elementwise; slope broadcasts to X.",
 		Inputs:  []InputSpec{{Name: "X"}, {Name: "slope"}},
-		Outputs: outY, MinOpset: 9, Elementwise: true, Infer: inferPRelu,
+		Outputs: outY, MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferPRelu,
 	},
 	variadicRow("Sum", "Elementwise sum of all inputs with numpy broadcasting.", inferVariadic(BinAdd)),
 	variadicRow("Mean", "Elementwise mean of all inputs with numpy broadcasting.", inferMean),
@@ -103,7 +103,7 @@ var mathOps = []OpSchema{
 func signedRow(op, doc string, f func(float64) float64) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inX, Outputs: outY,
-		MinOpset: 9, Elementwise: true, Infer: inferUnaryKnown(f),
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferUnaryKnown(f),
 	}
 }
 
@@ -111,7 +111,7 @@ func signedRow(op, doc string, f func(float64) float64) OpSchema {
 func predicateRow(op, doc string, min int64, attrs ...AttrSpec) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-		MinOpset: min, Elementwise: true, Infer: inferPredicate,
+		MinOpset: min, Elementwise: true, Work: workPerOutput, Infer: inferPredicate,
 	}
 }
 
@@ -120,7 +120,7 @@ func logicRow(op, what string) OpSchema {
 	return OpSchema{
 		Op: op, Doc: "C = A " + what + " B for bool tensors with numpy broadcasting.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-		Infer: inferCompare(isBoolType, "bool"),
+		Work: workPerOutput, Infer: inferCompare(isBoolType, "bool"),
 	}
 }
 
@@ -129,7 +129,7 @@ func compareRow(op, what string, min int64) OpSchema {
 	return OpSchema{
 		Op: op, Doc: "C = (A " + what + " B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: min, Elementwise: true,
-		Infer: inferCompare(isNumericType, "a numeric type"),
+		Work: workPerOutput, Infer: inferCompare(isNumericType, "a numeric type"),
 	}
 }
 

@@ -6,13 +6,13 @@ import "fmt"
 
 // normOps are the rows of this file.
 var normOps = []OpSchema{
-	{Op: "Softmax", MinOpset: 9, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
+	{Op: "Softmax", MinOpset: 9, Work: workPerOutput, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", -1)},
 		Doc:   "output = exp(input) / sum(exp(input)) along one axis (opset-13 semantics: only that axis, not the flattened tail)."},
-	{Op: "LayerNormalization", MinOpset: 17, Infer: inferLayerNorm, Inputs: []InputSpec{req("X"), req("Scale"), opt("B")}, Outputs: []InputSpec{req("Y"), opt("Mean"), opt("InvStdDev")},
+	{Op: "LayerNormalization", MinOpset: 17, Work: workPerOutput, Infer: inferLayerNorm, Inputs: []InputSpec{req("X"), req("Scale"), opt("B")}, Outputs: []InputSpec{req("Y"), opt("Mean"), opt("InvStdDev")},
 		Attrs: []AttrSpec{intAttr("axis", -1), floatAttr("epsilon", 1e-5), intAttr("stash_type", 1)},
 		Doc:   "Y = (X - mean) / sqrt(var + epsilon) * Scale + B, statistics over axes [axis, rank); Mean and InvStdDev optionally returned."},
-	{Op: "BatchNormalization", MinOpset: 9, Infer: inferBatchNorm, Inputs: ins("X", "scale", "B", "input_mean", "input_var"), Outputs: []InputSpec{
+	{Op: "BatchNormalization", MinOpset: 9, Work: workPerOutput, Infer: inferBatchNorm, Inputs: ins("X", "scale", "B", "input_mean", "input_var"), Outputs: []InputSpec{
 		{Name: "Y"}, {Name: "running_mean", Optional: true}, {Name: "running_var", Optional: true},
 		{Name: "saved_mean", Optional: true}, {Name: "saved_var", Optional: true},
 	},

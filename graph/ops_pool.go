@@ -10,7 +10,7 @@ var poolOps = []OpSchema{
 		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order"),
 	poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
 		outY, "count_include_pad"),
-	{Op: "GlobalAveragePool", MinOpset: 9, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+	{Op: "GlobalAveragePool", MinOpset: 9, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
 		Doc: "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...]."},
 }
 
@@ -29,6 +29,7 @@ func poolSchema(op, doc string, outputs []InputSpec, flag string) OpSchema {
 			AttrSpec{Name: flag, Kind: AttrInt, Default: defInt(0)},
 		),
 		MinOpset: 9,
+		Work:     workWindow,
 		Infer:    inferPool,
 	}
 }

@@ -6,15 +6,15 @@ import "fmt"
 
 // reduceOps are the rows of this file.
 var reduceOps = []OpSchema{
-	reduceRow("ReduceMean", "the mean", 18),
-	reduceRow("ReduceSum", "the sum", 13),
-	reduceRow("ReduceMax", "the maximum", 18),
+	reduceRow("ReduceMean", "the mean", 18, workPerInput),
+	reduceRow("ReduceSum", "the sum", 13, workPerInput),
+	reduceRow("ReduceMax", "the maximum", 18, workPerInput),
 }
 
 // reduceRow is the row of a Reduce op whose axes attribute became an
-// input at opset since.
-func reduceRow(op, what string, since int64) OpSchema {
-	return OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
+// input at opset since, and whose FLOPs work counts.
+func reduceRow(op, what string, since int64, work WorkFunc) OpSchema {
+	return OpSchema{Op: op, MinOpset: 9, Work: work, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
 		Attrs:      []AttrSpec{intAttr("keepdims", 1), intAttr("noop_with_empty_axes", 0)},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
 		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."}

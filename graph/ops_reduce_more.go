@@ -4,20 +4,20 @@ package graph
 
 // reduceMoreOps are the rows of this file.
 var reduceMoreOps = []OpSchema{
-	reduceRow("ReduceMin", "the minimum", 18),
-	reduceRow("ReduceProd", "the product", 18),
-	reduceRow("ReduceL1", "the sum of absolute values", 18),
-	reduceRow("ReduceL2", "the square root of the sum of squares", 18),
-	reduceRow("ReduceLogSum", "the natural log of the sum", 18),
-	reduceRow("ReduceLogSumExp", "the natural log of the sum of exponentials", 18),
-	reduceRow("ReduceSumSquare", "the sum of squares", 18),
+	reduceRow("ReduceMin", "the minimum", 18, workPerInput),
+	reduceRow("ReduceProd", "the product", 18, workPerOutput),
+	reduceRow("ReduceL1", "the sum of absolute values", 18, workPerOutput),
+	reduceRow("ReduceL2", "the square root of the sum of squares", 18, workPerOutput),
+	reduceRow("ReduceLogSum", "the natural log of the sum", 18, workPerOutput),
+	reduceRow("ReduceLogSumExp", "the natural log of the sum of exponentials", 18, workPerOutput),
+	reduceRow("ReduceSumSquare", "the sum of squares", 18, workPerOutput),
 	argRow("ArgMax", "maximum"),
 	argRow("ArgMin", "minimum"),
 }
 
 // argRow is the row of an index-of-extremum op along one axis.
 func argRow(op, what string) OpSchema {
-	return OpSchema{Op: op, MinOpset: 9, Infer: inferArgReduce, Inputs: ins("data"), Outputs: ins("reduced"),
+	return OpSchema{Op: op, MinOpset: 9, Work: workPerOutput, Infer: inferArgReduce, Inputs: ins("data"), Outputs: ins("reduced"),
 		Attrs: []AttrSpec{intAttr("axis", 0), intAttr("keepdims", 1), intAttr("select_last_index", 0)},
 		Doc:   "reduced = int64 index of the " + what + " of data along axis (the last such index if select_last_index, else the first); axis kept as size 1 if keepdims."}
 }

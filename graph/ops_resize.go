@@ -28,6 +28,7 @@ var resizeOps = []OpSchema{
 			{Name: "nearest_mode", Kind: AttrString, Default: defString("round_prefer_floor")},
 		},
 		MinOpset: 10,
+		Work:     workPerOutput,
 		Infer:    inferResize,
 	},
 }

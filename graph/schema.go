@@ -83,7 +83,10 @@ type OpSchema struct {
 	// they default from it, and a rewrite that changes the weights must
 	// not carry the old value over.
 	WeightDerived []string
-	Infer         InferFunc
+	// Work states the op's FLOPs (NodeWork, FLOPs); nil exactly for the
+	// Movement ops, which are free.
+	Work  WorkFunc
+	Infer InferFunc
 }
 
 // ParamInputs returns the positions of s's Param inputs.

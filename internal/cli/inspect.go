@@ -94,7 +94,7 @@ func inspectRun(o *inspectOptions) error {
 	if bindErr != nil {
 		fmt.Fprintf(w, "FLOPs       unknown: %v\n", bindErr)
 	} else {
-		fmt.Fprintf(w, "FLOPs       %s (at %s)\n", humanCount(float64(models.FLOPs(bound))), boundInputs(bound))
+		fmt.Fprintf(w, "FLOPs       %s (at %s)\n", humanCount(float64(graph.FLOPs(bound))), boundInputs(bound))
 	}
 	if len(observed) > 0 {
 		fmt.Fprintf(w, "shapes      of %d node(s) observed in ONNX Runtime (static inference cannot know them), first %v\n", len(observed), observed[0])
