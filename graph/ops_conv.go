@@ -18,7 +18,7 @@ func windowAttrs(kernelRequired bool) []AttrSpec {
 // convOps are the rows of this file.
 var convOps = []OpSchema{
 	convSchema("Conv", "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
-		inferConv, workConv),
+		inferConv, workConv).exact(ExactArith),
 	convSchema("ConvTranspose", "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
 		inferConvTranspose, workConvTranspose,
 		AttrSpec{Name: "output_padding", Kind: AttrInts},

@@ -15,9 +15,9 @@ var (
 
 // elementwiseOps are the rows of this file.
 var elementwiseOps = []OpSchema{
-	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true),
-	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false),
-	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true),
+	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true).exact(ExactArith),
+	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false).exact(ExactArith),
+	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true).exact(ExactArith),
 	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false),
 	{
 		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
@@ -29,8 +29,8 @@ var elementwiseOps = []OpSchema{
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
 		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferPow,
 	},
-	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax)),
-	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin)),
+	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax)).exact(ExactArith),
+	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin)).exact(ExactArith),
 	{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},

@@ -11,15 +11,15 @@ import (
 
 // mathOps are the rows of this file.
 var mathOps = []OpSchema{
-	signedRow("Neg", "Y = -X elementwise.", func(x float64) float64 { return -x }),
-	signedRow("Abs", "Y = |X| elementwise.", math.Abs),
+	signedRow("Neg", "Y = -X elementwise.", func(x float64) float64 { return -x }).exact(ExactArith),
+	signedRow("Abs", "Y = |X| elementwise.", math.Abs).nonNegative(),
 	signedRow("Sign", "Y = -1, 0 or 1 by the sign of X, elementwise (NaN stays NaN).", signOf),
 
 	// Activations.
-	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false),
+	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false).nonNegative().exact(ExactArith),
 	unaryRow("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true,
 		floatAttr("alpha", 0.01)),
-	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true),
+	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true).nonNegative(),
 	unaryRow("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true,
 		floatAttr("alpha", 0.2), floatAttr("beta", 0.5)),
 	unaryRow("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true),
@@ -40,9 +40,9 @@ var mathOps = []OpSchema{
 	unaryRow("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18, true),
 
 	// Powers, exponentials and the error function.
-	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true),
+	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true).nonNegative(),
 	unaryRow("Reciprocal", "Y = 1/X elementwise.", 9, true),
-	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true),
+	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true).nonNegative(),
 	unaryRow("Log", "Y = ln(X) elementwise.", 9, true),
 	unaryRow("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false),
 

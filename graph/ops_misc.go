@@ -6,11 +6,12 @@ import "fmt"
 
 // miscOps are the rows of this file.
 var miscOps = []OpSchema{
-	{Op: "Identity", MinOpset: 9, Movement: true, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
+	{Op: "Identity", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
 		Doc: "output = input."},
 	{
 		Op:       "Dropout",
 		Movement: true,
+		Exact:    ExactMove,
 		Doc:      "Inference dropout: output = data; the optional mask is all true.",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "ratio", Optional: true},
 			{Name: "training_mode", Optional: true}},

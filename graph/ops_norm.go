@@ -6,7 +6,7 @@ import "fmt"
 
 // normOps are the rows of this file.
 var normOps = []OpSchema{
-	{Op: "Softmax", MinOpset: 9, Work: workPerOutput, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
+	{Op: "Softmax", MinOpset: 9, NonNegative: true, Work: workPerOutput, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", -1)},
 		Doc:   "output = exp(input) / sum(exp(input)) along one axis (opset-13 semantics: only that axis, not the flattened tail)."},
 	{Op: "LayerNormalization", MinOpset: 17, Work: workPerOutput, Infer: inferLayerNorm, Inputs: []InputSpec{req("X"), req("Scale"), opt("B")}, Outputs: []InputSpec{req("Y"), opt("Mean"), opt("InvStdDev")},

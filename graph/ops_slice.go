@@ -10,16 +10,17 @@ import (
 
 // sliceOps are the rows of this file.
 var sliceOps = []OpSchema{
-	{Op: "Concat", MinOpset: 9, Movement: true, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
+	{Op: "Concat", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
 		Attrs: []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
 		Doc:   "concat_result = the inputs joined along axis; all other dimensions must agree."},
-	{Op: "Split", MinOpset: 9, Movement: true, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
+	{Op: "Split", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
 		Attrs:      []AttrSpec{intAttr("axis", 0), {Name: "num_outputs", Kind: AttrInt}},
 		AttrInputs: []AttrInput{{Attr: "split", Input: 1, Since: 13, DType: Int64}},
 		Doc:        "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide)."},
 	{
 		Op:       "Slice",
 		Movement: true,
+		Exact:    ExactMove,
 		Doc:      "output = data[starts:ends:steps] on the listed axes, with numpy clamping of out-of-range bounds.",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "starts", Param: true}, {Name: "ends", Param: true},
 			{Name: "axes", Optional: true, Param: true}, {Name: "steps", Optional: true, Param: true}},
@@ -32,12 +33,13 @@ var sliceOps = []OpSchema{
 		MinOpset: 9,
 		Infer:    inferSlice,
 	},
-	{Op: "Gather", MinOpset: 9, Movement: true, Infer: inferGather, Inputs: ins("data", "indices"), Outputs: ins("output"),
+	{Op: "Gather", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferGather, Inputs: ins("data", "indices"), Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", 0)},
 		Doc:   "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices)."},
 	{
 		Op:       "Pad",
 		Movement: true,
+		Exact:    ExactMove,
 		Doc:      "output = data padded by pads ([begin..., end...], negative crops) using mode constant/reflect/edge/wrap (the axes input and wrap mode need opset 18, 19).",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "pads", Param: true}, {Name: "constant_value", Optional: true},
 			{Name: "axes", Optional: true, Param: true}},

@@ -78,6 +78,12 @@ type OpSchema struct {
 	// Window marks ops with a sliding window whose strides, dilations,
 	// pads and kernel_shape default from the rank of input 0.
 	Window bool
+	// NonNegative marks ops whose outputs are never negative for finite
+	// inputs (NaN propagates): a value they produce satisfies a rule's
+	// nonneg condition.
+	NonNegative bool
+	// Exact is how exactly rule verification can evaluate the op.
+	Exact Exactness
 	// WeightDerived lists attributes that the weight input determines
 	// (Conv's kernel_shape is the weight's spatial shape): when absent
 	// they default from it, and a rewrite that changes the weights must
@@ -88,6 +94,23 @@ type OpSchema struct {
 	Work  WorkFunc
 	Infer InferFunc
 }
+
+// Exactness classes an op for exact rule verification, which runs a rule's
+// two sides in rational arithmetic when every op of both allows it.
+type Exactness uint8
+
+// The exactness classes.
+const (
+	// Inexact ops are only compared within a tolerance.
+	Inexact Exactness = iota
+	// ExactArith ops are polynomial or piecewise linear in their inputs,
+	// so that rational arithmetic evaluates them exactly.
+	ExactArith
+	// ExactMove ops only move or copy elements (or insert Pad's
+	// constants): running them on element numbers tells exactly where
+	// each output element comes from.
+	ExactMove
+)
 
 // ParamInputs returns the positions of s's Param inputs.
 func (s *OpSchema) ParamInputs() []int {

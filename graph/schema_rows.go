@@ -34,3 +34,15 @@ func floatAttr(name string, def float32) AttrSpec {
 func stringAttr(name, def string) AttrSpec {
 	return AttrSpec{Name: name, Kind: AttrString, Default: defString(def)}
 }
+
+// nonNegative returns row s marked NonNegative.
+func (s OpSchema) nonNegative() OpSchema {
+	s.NonNegative = true
+	return s
+}
+
+// exact returns row s with exactness class e.
+func (s OpSchema) exact(e Exactness) OpSchema {
+	s.Exact = e
+	return s
+}
