@@ -22,15 +22,15 @@ var elementwiseOps = []OpSchema{
 	{
 		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-		Work: workPerOutput, Infer: inferBinary(BinEqual, true),
+		Binary: BinEqual, Work: workPerOutput, Infer: inferBinary(true),
 	},
 	{
 		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
-		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferPow,
+		MinOpset: 9, Elementwise: true, Binary: BinPow, Work: workPerOutput, Infer: inferPow,
 	},
-	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax)).exact(ExactArith),
-	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin)).exact(ExactArith),
+	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax, inferVariadic).exact(ExactArith),
+	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin, inferVariadic).exact(ExactArith),
 	{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
@@ -49,38 +49,37 @@ var elementwiseOps = []OpSchema{
 	},
 }
 
-// unaryRow is the row of an elementwise op of one input, numeric or (with
-// float set) floating-point.
-func unaryRow(op, doc string, min int64, float bool, attrs ...AttrSpec) OpSchema {
+// unaryRow is the row of an elementwise op f of one input, numeric or
+// (with float set) floating-point.
+func unaryRow(op, doc string, min int64, float bool, f UnaryFunc, attrs ...AttrSpec) OpSchema {
 	class, want := isNumericType, "a numeric type"
 	if float {
 		class, want = isFloatType, "a floating-point type"
 	}
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-		MinOpset: min, Elementwise: true, Work: workPerOutput, Infer: inferUnary(class, want),
+		MinOpset: min, Elementwise: true, Unary: f, Work: workPerOutput, Infer: inferUnary(class, want),
 	}
 }
 
-// binaryRow is the row of an arithmetic op of two broadcast inputs whose
-// known values fold with fold.
-func binaryRow(op, doc string, fold BinaryOp, comm bool) OpSchema {
+// binaryRow is the row of an arithmetic op bin of two broadcast inputs.
+func binaryRow(op, doc string, bin BinaryOp, comm bool) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
 		MinOpset: 9, Commutative: comm, Elementwise: true,
-		Work: workPerOutput, Infer: inferBinary(fold, false),
+		Binary: bin, Work: workPerOutput, Infer: inferBinary(false),
 	}
 }
 
 // variadicRow is the row of a commutative elementwise op of one or more
-// broadcast inputs.
-func variadicRow(op, doc string, infer InferFunc) OpSchema {
+// broadcast inputs that folds bin over them.
+func variadicRow(op, doc string, bin BinaryOp, infer InferFunc) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc,
 		Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
 		Outputs:  []InputSpec{{Name: op}},
 		MinOpset: 9, Commutative: true, Elementwise: true,
-		Work: workPerOutput, Infer: infer,
+		Binary: bin, Work: workPerOutput, Infer: infer,
 	}
 }
 
@@ -108,8 +107,9 @@ func broadcastPair(n *Node, class func(DType) bool, want string) (Shape, error) 
 	return broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
 }
 
-// inferBinary: same-dtype numeric inputs, broadcast shapes.
-func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
+// inferBinary: same-dtype numeric inputs, broadcast shapes; known values
+// fold with the row's Binary function.
+func inferBinary(boolOut bool) InferFunc {
 	return func(n *Node) error {
 		class, want := isNumericType, "a numeric type"
 		if boolOut {
@@ -123,7 +123,7 @@ func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
 		if boolOut {
 			dt = Bool
 		}
-		setFolded(n, fold, dt, s)
+		setFolded(n, dt, s)
 		return nil
 	}
 }
@@ -143,24 +143,23 @@ func inferPow(n *Node) error {
 	return nil
 }
 
-func inferVariadic(fold BinaryOp) InferFunc {
-	return func(n *Node) error {
-		if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
-			return err
-		}
-		for i := 1; i < len(n.Inputs); i++ {
-			if err := checkSameType(n, 0, i); err != nil {
-				return err
-			}
-		}
-		s, err := broadcastInputs(n)
-		if err != nil {
-			return err
-		}
-		dt := n.Inputs[0].DType
-		setFolded(n, fold, dt, s)
-		return nil
+// inferVariadic: same-dtype numeric inputs, broadcast shapes; known
+// values fold with the row's Binary function.
+func inferVariadic(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
 	}
+	for i := 1; i < len(n.Inputs); i++ {
+		if err := checkSameType(n, 0, i); err != nil {
+			return err
+		}
+	}
+	s, err := broadcastInputs(n)
+	if err != nil {
+		return err
+	}
+	setFolded(n, n.Inputs[0].DType, s)
+	return nil
 }
 
 func inferWhere(n *Node) error {
@@ -220,10 +219,12 @@ func inferClip(n *Node) error {
 }
 
 // setFolded sets output 0 of n to dtype dt and shape s, with its value
-// folded by fold when every input is known and s is small.
-func setFolded(n *Node, fold BinaryOp, dt DType, s Shape) {
+// folded by the row's Binary function (if any) when every input is known
+// and s is small.
+func setFolded(n *Node, dt DType, s Shape) {
 	setOut(n, 0, dt, s)
-	if allKnown(n) && smallOut(s) {
+	fold := n.Schema().Binary
+	if fold != BinNone && allKnown(n) && smallOut(s) {
 		if ts := knownInputs(n); ts != nil {
 			setKnown(n, 0, foldElementwise(fold, dt, s, ts))
 		}

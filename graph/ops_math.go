@@ -11,76 +11,76 @@ import (
 
 // mathOps are the rows of this file.
 var mathOps = []OpSchema{
-	signedRow("Neg", "Y = -X elementwise.", func(x float64) float64 { return -x }).exact(ExactArith),
+	signedRow("Neg", "Y = -X elementwise.", neg).exact(ExactArith),
 	signedRow("Abs", "Y = |X| elementwise.", math.Abs).nonNegative(),
 	signedRow("Sign", "Y = -1, 0 or 1 by the sign of X, elementwise (NaN stays NaN).", signOf),
 
 	// Activations.
-	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false).nonNegative().exact(ExactArith),
-	unaryRow("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true,
+	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false, unaryOf(relu)).nonNegative().exact(ExactArith),
+	unaryRow("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true, leakyRelu,
 		floatAttr("alpha", 0.01)),
-	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true).nonNegative(),
-	unaryRow("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true,
+	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true, unaryOf(Sigmoid)).nonNegative(),
+	unaryRow("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true, hardSigmoid,
 		floatAttr("alpha", 0.2), floatAttr("beta", 0.5)),
-	unaryRow("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true),
-	unaryRow("Elu", "Y = X if X >= 0 else alpha*(exp(X)-1), elementwise.", 9, true,
+	unaryRow("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true, unaryOf(hardSwish)),
+	unaryRow("Elu", "Y = X if X >= 0 else alpha*(exp(X)-1), elementwise.", 9, true, elu,
 		floatAttr("alpha", 1)),
-	unaryRow("Celu", "Y = max(0, X) + min(0, alpha*(exp(X/alpha)-1)) elementwise.", 12, true,
+	unaryRow("Celu", "Y = max(0, X) + min(0, alpha*(exp(X/alpha)-1)) elementwise.", 12, true, celu,
 		floatAttr("alpha", 1)),
-	unaryRow("Selu", "Y = gamma*X if X > 0 else gamma*alpha*(exp(X)-1), elementwise.", 9, true,
+	unaryRow("Selu", "Y = gamma*X if X > 0 else gamma*alpha*(exp(X)-1), elementwise.", 9, true, selu,
 		floatAttr("alpha", 1.67326319217681884765625), floatAttr("gamma", 1.05070102214813232421875)),
-	unaryRow("ThresholdedRelu", "Y = X if X > alpha else 0, elementwise.", 10, true,
+	unaryRow("ThresholdedRelu", "Y = X if X > alpha else 0, elementwise.", 10, true, thresholdedRelu,
 		floatAttr("alpha", 1)),
-	unaryRow("Shrink", "Y = X-bias if X > lambd, X+bias if X < -lambd, else 0, elementwise.", 9, true,
+	unaryRow("Shrink", "Y = X-bias if X > lambd, X+bias if X < -lambd, else 0, elementwise.", 9, true, shrink,
 		floatAttr("bias", 0), floatAttr("lambd", 0.5)),
-	unaryRow("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9, true),
-	unaryRow("Softsign", "Y = X / (1 + |X|) elementwise.", 9, true),
-	unaryRow("Gelu", "Y = X*Phi(X) with Phi the standard normal CDF (approximate=\"tanh\": its tanh approximation), elementwise.", 20, true,
+	unaryRow("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9, true, unaryOf(softplus)),
+	unaryRow("Softsign", "Y = X / (1 + |X|) elementwise.", 9, true, unaryOf(softsign)),
+	unaryRow("Gelu", "Y = X*Phi(X) with Phi the standard normal CDF (approximate=\"tanh\": its tanh approximation), elementwise.", 20, true, gelu,
 		stringAttr("approximate", "none")),
-	unaryRow("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18, true),
+	unaryRow("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18, true, unaryOf(mish)),
 
 	// Powers, exponentials and the error function.
-	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true).nonNegative(),
-	unaryRow("Reciprocal", "Y = 1/X elementwise.", 9, true),
-	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true).nonNegative(),
-	unaryRow("Log", "Y = ln(X) elementwise.", 9, true),
-	unaryRow("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false),
+	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true, unaryOf(math.Sqrt)).nonNegative(),
+	unaryRow("Reciprocal", "Y = 1/X elementwise.", 9, true, unaryOf(reciprocal)),
+	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true, unaryOf(math.Exp)).nonNegative(),
+	unaryRow("Log", "Y = ln(X) elementwise.", 9, true, unaryOf(math.Log)),
+	unaryRow("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false, unaryOf(math.Erf)),
 
 	// Rounding.
-	unaryRow("Floor", "Y = floor(X) elementwise.", 9, true),
-	unaryRow("Ceil", "Y = ceil(X) elementwise.", 9, true),
-	unaryRow("Round", "Y = X rounded to the nearest integer, halves to even, elementwise.", 11, true),
+	unaryRow("Floor", "Y = floor(X) elementwise.", 9, true, unaryOf(math.Floor)),
+	unaryRow("Ceil", "Y = ceil(X) elementwise.", 9, true, unaryOf(math.Ceil)),
+	unaryRow("Round", "Y = X rounded to the nearest integer, halves to even, elementwise.", 11, true, unaryOf(math.RoundToEven)),
 
 	// Trigonometric functions.
-	unaryRow("Sin", "Y = sin(X) elementwise.", 9, true),
-	unaryRow("Cos", "Y = cos(X) elementwise.", 9, true),
-	unaryRow("Tan", "Y = tan(X) elementwise.", 9, true),
-	unaryRow("Asin", "Y = asin(X) elementwise.", 9, true),
-	unaryRow("Acos", "Y = acos(X) elementwise.", 9, true),
-	unaryRow("Atan", "Y = atan(X) elementwise.", 9, true),
+	unaryRow("Sin", "Y = sin(X) elementwise.", 9, true, unaryOf(math.Sin)),
+	unaryRow("Cos", "Y = cos(X) elementwise.", 9, true, unaryOf(math.Cos)),
+	unaryRow("Tan", "Y = tan(X) elementwise.", 9, true, unaryOf(math.Tan)),
+	unaryRow("Asin", "Y = asin(X) elementwise.", 9, true, unaryOf(math.Asin)),
+	unaryRow("Acos", "Y = acos(X) elementwise.", 9, true, unaryOf(math.Acos)),
+	unaryRow("Atan", "Y = atan(X) elementwise.", 9, true, unaryOf(math.Atan)),
 
 	// Hyperbolic functions.
-	unaryRow("Sinh", "Y = sinh(X) elementwise.", 9, true),
-	unaryRow("Cosh", "Y = cosh(X) elementwise.", 9, true),
-	unaryRow("Tanh", "Y = tanh(X) elementwise.", 9, true),
-	unaryRow("Asinh", "Y = asinh(X) elementwise.", 9, true),
-	unaryRow("Acosh", "Y = acosh(X) elementwise.", 9, true),
-	unaryRow("Atanh", "Y = atanh(X) elementwise.", 9, true),
+	unaryRow("Sinh", "Y = sinh(X) elementwise.", 9, true, unaryOf(math.Sinh)),
+	unaryRow("Cosh", "Y = cosh(X) elementwise.", 9, true, unaryOf(math.Cosh)),
+	unaryRow("Tanh", "Y = tanh(X) elementwise.", 9, true, unaryOf(math.Tanh)),
+	unaryRow("Asinh", "Y = asinh(X) elementwise.", 9, true, unaryOf(math.Asinh)),
+	unaryRow("Acosh", "Y = acosh(X) elementwise.", 9, true, unaryOf(math.Acosh)),
+	unaryRow("Atanh", "Y = atanh(X) elementwise.", 9, true, unaryOf(math.Atanh)),
 
-	predicateRow("IsNaN", "Y = (X is NaN) elementwise; Y is bool.", 9),
-	predicateRow("IsInf", "Y = (X is +Inf and detect_positive, or -Inf and detect_negative) elementwise; Y is bool.", 10,
+	predicateRow("IsNaN", "Y = (X is NaN) elementwise; Y is bool.", 9, unaryOf(isNaN)),
+	predicateRow("IsInf", "Y = (X is +Inf and detect_positive, or -Inf and detect_negative) elementwise; Y is bool.", 10, isInf,
 		intAttr("detect_negative", 1), intAttr("detect_positive", 1)),
 	{
 		Op: "Not", Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
-		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferUnary(isBoolType, "bool"),
+		MinOpset: 9, Elementwise: true, Unary: unaryOf(not), Work: workPerOutput, Infer: inferUnary(isBoolType, "bool"),
 	},
-	logicRow("And", "and"),
-	logicRow("Or", "or"),
-	logicRow("Xor", "xor"),
-	compareRow("Greater", ">", 9),
-	compareRow("Less", "<", 9),
-	compareRow("GreaterOrEqual", ">=", 12),
-	compareRow("LessOrEqual", "<=", 12),
+	logicRow("And", "and", BinAnd),
+	logicRow("Or", "or", BinOr),
+	logicRow("Xor", "xor", BinXor),
+	compareRow("Greater", ">", BinGreater, 9),
+	compareRow("Less", "<", BinLess, 9),
+	compareRow("GreaterOrEqual", ">=", BinGreaterOrEqual, 12),
+	compareRow("LessOrEqual", "<=", BinLessOrEqual, 12),
 	{
 		Op:     "Mod",
 		Doc:    "C = A mod B elementwise with numpy broadcasting: the remainder takes the divisor's sign, or the dividend's when fmod=1 (required for floats).",
@@ -92,44 +92,44 @@ var mathOps = []OpSchema{
 		Op:      "PRelu",
 		Doc:     "Y = X if X >= 0 else slope*X elementwise; slope broadcasts to X.",
 		Inputs:  []InputSpec{{Name: "X"}, {Name: "slope"}},
-		Outputs: outY, MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferPRelu,
+		Outputs: outY, MinOpset: 9, Elementwise: true, Binary: BinPRelu, Work: workPerOutput, Infer: inferPRelu,
 	},
-	variadicRow("Sum", "Elementwise sum of all inputs with numpy broadcasting.", inferVariadic(BinAdd)),
-	variadicRow("Mean", "Elementwise mean of all inputs with numpy broadcasting.", inferMean),
+	variadicRow("Sum", "Elementwise sum of all inputs with numpy broadcasting.", BinAdd, inferVariadic),
+	variadicRow("Mean", "Elementwise mean of all inputs with numpy broadcasting.", BinNone, inferMean),
 }
 
-// signedRow is the row of an elementwise op of one signed input whose
+// signedRow is the row of an elementwise op f of one signed input whose
 // known values propagate through f.
 func signedRow(op, doc string, f func(float64) float64) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inX, Outputs: outY,
-		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferUnaryKnown(f),
+		MinOpset: 9, Elementwise: true, Unary: unaryOf(f), Work: workPerOutput, Infer: inferUnaryKnown,
 	}
 }
 
-// predicateRow is the row of a bool-valued test of each float element.
-func predicateRow(op, doc string, min int64, attrs ...AttrSpec) OpSchema {
+// predicateRow is the row of a bool-valued test f of each float element.
+func predicateRow(op, doc string, min int64, f UnaryFunc, attrs ...AttrSpec) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-		MinOpset: min, Elementwise: true, Work: workPerOutput, Infer: inferPredicate,
+		MinOpset: min, Elementwise: true, Unary: f, Work: workPerOutput, Infer: inferPredicate,
 	}
 }
 
 // logicRow is the row of a commutative logical op of two bool tensors.
-func logicRow(op, what string) OpSchema {
+func logicRow(op, what string, bin BinaryOp) OpSchema {
 	return OpSchema{
 		Op: op, Doc: "C = A " + what + " B for bool tensors with numpy broadcasting.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-		Work: workPerOutput, Infer: inferCompare(isBoolType, "bool"),
+		Binary: bin, Work: workPerOutput, Infer: inferCompare(isBoolType, "bool"),
 	}
 }
 
 // compareRow is the row of an ordered comparison with a bool output.
-func compareRow(op, what string, min int64) OpSchema {
+func compareRow(op, what string, bin BinaryOp, min int64) OpSchema {
 	return OpSchema{
 		Op: op, Doc: "C = (A " + what + " B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: min, Elementwise: true,
-		Work: workPerOutput, Infer: inferCompare(isNumericType, "a numeric type"),
+		Binary: bin, Work: workPerOutput, Infer: inferCompare(isNumericType, "a numeric type"),
 	}
 }
 
@@ -137,40 +137,27 @@ func compareRow(op, what string, min int64) OpSchema {
 func isBoolType(d DType) bool { return d == Bool }
 
 // inferUnaryKnown is inferUnary for signed numbers that also propagates
-// small known values through f (shape arithmetic negates and takes
-// absolute values).
-func inferUnaryKnown(f func(float64) float64) InferFunc {
-	base := inferUnary(isSignedType, "a signed numeric type")
-	return func(n *Node) error {
-		if err := base(n); err != nil {
-			return err
-		}
-		t := valueOf(n.Inputs[0])
-		if t == nil || !knownDType(t.DType) || t.DType == Bool || t.Len() > maxKnownElems {
-			return nil
-		}
-		v, err := t.AsFloat64()
-		if err != nil {
-			return nil
-		}
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = f(x)
-		}
-		setKnown(n, 0, tensorFromFloat64(t.DType, append([]int(nil), t.Shape...), out))
+// small known values through the row's function (shape arithmetic negates
+// and takes absolute values).
+func inferUnaryKnown(n *Node) error {
+	if err := inferUnary(isSignedType, "a signed numeric type")(n); err != nil {
+		return err
+	}
+	t := valueOf(n.Inputs[0])
+	if t == nil || !knownDType(t.DType) || t.DType == Bool || t.Len() > maxKnownElems {
 		return nil
 	}
-}
-
-// signOf returns -1, 0 or 1 by the sign of x, and NaN for NaN.
-func signOf(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
+	v, err := t.AsFloat64()
+	if err != nil {
+		return nil
 	}
-	return x
+	f := n.Schema().Unary(n)
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = f(x)
+	}
+	setKnown(n, 0, tensorFromFloat64(t.DType, append([]int(nil), t.Shape...), out))
+	return nil
 }
 
 // isSignedType accepts floats and signed integers.
@@ -218,31 +205,22 @@ func inferPRelu(n *Node) error {
 	return nil
 }
 
-// inferMean is Sum's inference for float inputs, without constant
-// propagation.
+// inferMean is Sum's inference for float inputs; its row has no Binary
+// function, so known values do not propagate.
 func inferMean(n *Node) error {
 	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
 		return err
 	}
-	if err := inferVariadic(BinAdd)(n); err != nil {
-		return err
-	}
-	if o := n.Output(0); o != nil {
-		o.Known = nil
-	}
-	return nil
+	return inferVariadic(n)
 }
 
 // inferMod is inferBinary with Mod's fmod attribute in the constant
 // propagation (integer shapes are often computed modulo a window size).
 func inferMod(n *Node) error {
-	if err := inferBinary(BinAdd, false)(n); err != nil {
+	if err := inferBinary(false)(n); err != nil {
 		return err
 	}
 	o := n.Output(0)
-	if o != nil {
-		o.Known = nil
-	}
 	if o == nil || !allKnown(n) || !smallOut(o.Shape) || o.DType.IsFloat() {
 		return nil
 	}

@@ -72,6 +72,16 @@ type OpSchema struct {
 	Commutative bool
 	// Elementwise marks ops that apply per element with numpy broadcasting.
 	Elementwise bool
+	// Binary is the function of a binary elementwise op (variadic ones
+	// fold it over their inputs left to right): output element i is
+	// ApplyBinary(Binary, a[i], b[i]) of the inputs broadcast to the
+	// output's shape, 1 and 0 standing for true and false. Known values
+	// fold with it during inference when the row's Infer does. BinNone
+	// for other ops.
+	Binary BinaryOp
+	// Unary is the function of a one-input elementwise op, built from a
+	// node's attributes and evaluated in float64. Nil for other ops.
+	Unary UnaryFunc
 	// Movement marks ops that only move, select or reinterpret data (no
 	// arithmetic): they cost no FLOPs.
 	Movement bool
