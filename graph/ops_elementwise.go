@@ -15,22 +15,22 @@ var (
 
 // elementwiseOps are the rows of this file.
 var elementwiseOps = []OpSchema{
-	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true).exact(ExactArith),
-	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false).exact(ExactArith),
-	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true).exact(ExactArith),
-	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false),
+	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}).exact(ExactArith),
+	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}).exact(ExactArith),
+	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}).exact(ExactArith),
+	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}),
 	{
-		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
+		Op: "Equal", History: History{First: 1, LegacyBroadcast: true}, Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
 		Binary: BinEqual, Work: workPerOutput, Infer: inferBinary(true),
 	},
 	{
-		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
+		Op: "Pow", History: History{First: 1, LegacyBroadcast: true}, Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
 		MinOpset: 9, Elementwise: true, Binary: BinPow, Work: workPerOutput, Infer: inferPow,
 	},
-	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax, inferVariadic).exact(ExactArith),
-	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin, inferVariadic).exact(ExactArith),
+	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax, inferVariadic).history(History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8}).exact(ExactArith),
+	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin, inferVariadic).history(History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8}).exact(ExactArith),
 	{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
@@ -38,7 +38,7 @@ var elementwiseOps = []OpSchema{
 		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferWhere,
 	},
 	{
-		Op: "Clip", Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
+		Op: "Clip", History: History{First: 1, ConsumedBefore: 6}, Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
 		Inputs:  []InputSpec{{Name: "input"}, {Name: "min", Optional: true}, {Name: "max", Optional: true}},
 		Outputs: []InputSpec{{Name: "output"}},
 		AttrInputs: []AttrInput{

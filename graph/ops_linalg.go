@@ -6,11 +6,12 @@ import "fmt"
 
 // linalgOps are the rows of this file.
 var linalgOps = []OpSchema{
-	{Op: "MatMul", MinOpset: 9, Exact: ExactArith, Work: workMatMul, Infer: inferMatMul, Inputs: inAB, Outputs: ins("Y"),
+	{Op: "MatMul", MinOpset: 9, History: History{First: 1}, Exact: ExactArith, Work: workMatMul, Infer: inferMatMul, Inputs: inAB, Outputs: ins("Y"),
 		Doc: "Matrix product of A and B with numpy semantics (batch broadcasting, 1-D operands promoted and their axis removed)."},
 	{Op: "Gemm", MinOpset: 9, Exact: ExactArith, Work: workGemm, Infer: inferGemm, Inputs: []InputSpec{req("A"), req("B"), opt("C")}, Outputs: outY,
-		Attrs: []AttrSpec{floatAttr("alpha", 1), floatAttr("beta", 1), intAttr("transA", 0), intAttr("transB", 0)},
-		Doc:   "Y = alpha * A' * B' + beta * C for 2-D A, B (A' = transpose(A) if transA, likewise B') with C broadcast to [M,N]."},
+		History: History{First: 1, RequiredBefore: map[int]int64{2: 11}},
+		Attrs:   []AttrSpec{floatAttr("alpha", 1), floatAttr("beta", 1), intAttr("transA", 0), intAttr("transB", 0)},
+		Doc:     "Y = alpha * A' * B' + beta * C for 2-D A, B (A' = transpose(A) if transA, likewise B') with C broadcast to [M,N]."},
 }
 
 func inferMatMul(n *Node) error {

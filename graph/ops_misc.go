@@ -6,10 +6,12 @@ import "fmt"
 
 // miscOps are the rows of this file.
 var miscOps = []OpSchema{
-	{Op: "Identity", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
+	{Op: "Identity", MinOpset: 9, History: History{First: 1}, Movement: true, Exact: ExactMove, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
 		Doc: "output = input."},
 	{
-		Op:       "Dropout",
+		Op: "Dropout",
+		History: History{First: 1, AttrSince: map[string]int64{"seed": 12}, InputSince: map[int]int64{2: 12},
+			OutputSince: map[int]int64{1: 10}, Obsolete: map[string]int64{"is_test": 1}, ConsumedBefore: 6, TestModeBefore: 7},
 		Movement: true,
 		Exact:    ExactMove,
 		Doc:      "Inference dropout: output = data; the optional mask is all true.",
@@ -22,14 +24,18 @@ var miscOps = []OpSchema{
 		Infer:      inferDropout,
 	},
 	{Op: "Constant", MinOpset: 9, Movement: true, Infer: inferConstant, Outputs: ins("output"),
+		History: History{First: 1, AttrSince: map[string]int64{"value_float": 12, "value_floats": 12,
+			"value_int": 12, "value_ints": 12, "value_string": 12, "value_strings": 12}},
 		Attrs: []AttrSpec{{Name: "value", Kind: AttrTensor}, {Name: "value_float", Kind: AttrFloat}, {Name: "value_floats", Kind: AttrFloats}, {Name: "value_int", Kind: AttrInt}, {Name: "value_ints", Kind: AttrInts}, {Name: "value_string", Kind: AttrString}, {Name: "value_strings", Kind: AttrStrings}},
 		Doc:   "output = the tensor given by exactly one of the value* attributes."},
 	{Op: "Shape", MinOpset: 9, Movement: true, Infer: inferShape, Inputs: ins("data"), Outputs: ins("shape"),
-		Attrs: []AttrSpec{{Name: "end", Kind: AttrInt}, intAttr("start", 0)},
-		Doc:   "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15)."},
+		History: History{First: 1, AttrSince: map[string]int64{"end": 15, "start": 15}},
+		Attrs:   []AttrSpec{{Name: "end", Kind: AttrInt}, intAttr("start", 0)},
+		Doc:     "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15)."},
 	{Op: "Cast", MinOpset: 9, Movement: true, Infer: inferCast, Inputs: ins("input"), Outputs: ins("output"),
-		Attrs: []AttrSpec{intAttr("saturate", 1), {Name: "to", Kind: AttrInt, Required: true}},
-		Doc:   "output = input converted elementwise to dtype to (saturate clips float8 conversions)."},
+		History: History{First: 1, AttrSince: map[string]int64{"saturate": 19}},
+		Attrs:   []AttrSpec{intAttr("saturate", 1), {Name: "to", Kind: AttrInt, Required: true}},
+		Doc:     "output = input converted elementwise to dtype to (saturate clips float8 conversions)."},
 }
 
 func inferIdentity(n *Node) error {

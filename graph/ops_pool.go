@@ -7,10 +7,12 @@ import "fmt"
 // poolOps are the rows of this file.
 var poolOps = []OpSchema{
 	poolSchema("MaxPool", "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
-		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order"),
+		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order").
+		history(History{First: 1, AttrSince: map[string]int64{"ceil_mode": 10, "dilations": 10, "storage_order": 8}, OutputSince: map[int]int64{1: 8}}),
 	poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
-		outY, "count_include_pad"),
-	{Op: "GlobalAveragePool", MinOpset: 9, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+		outY, "count_include_pad").
+		history(History{First: 1, AttrSince: map[string]int64{"ceil_mode": 10, "count_include_pad": 7, "dilations": 19}}),
+	{Op: "GlobalAveragePool", MinOpset: 9, History: History{First: 1}, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
 		Doc: "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...]."},
 }
 

@@ -15,9 +15,11 @@ var reduceMoreOps = []OpSchema{
 	argRow("ArgMin", "minimum"),
 }
 
-// argRow is the row of an index-of-extremum op along one axis.
+// argRow is the row of an index-of-extremum op along one axis (opset 1;
+// select_last_index came in opset 12).
 func argRow(op, what string) OpSchema {
-	return OpSchema{Op: op, MinOpset: 9, Work: workPerOutput, Infer: inferArgReduce, Inputs: ins("data"), Outputs: ins("reduced"),
+	return OpSchema{Op: op, MinOpset: 9, Work: workPerOutput, Infer: inferArgReduce,
+		History: History{First: 1, AttrSince: map[string]int64{"select_last_index": 12}}, Inputs: ins("data"), Outputs: ins("reduced"),
 		Attrs: []AttrSpec{intAttr("axis", 0), intAttr("keepdims", 1), intAttr("select_last_index", 0)},
 		Doc:   "reduced = int64 index of the " + what + " of data along axis (the last such index if select_last_index, else the first); axis kept as size 1 if keepdims."}
 }

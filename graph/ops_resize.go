@@ -11,6 +11,8 @@ import (
 var resizeOps = []OpSchema{
 	{
 		Op: "Resize",
+		History: History{AttrSince: map[string]int64{"antialias": 18, "axes": 18, "cubic_coeff_a": 11,
+			"exclude_outside": 11, "extrapolation_value": 11, "keep_aspect_ratio_policy": 18}},
 		Doc: "Y = X resampled (nearest, linear or cubic) to sizes, or to floor(dims*scales); in opset 10 the " +
 			"inputs were only (X, scales), which the codec maps by position to inputs 0 and 2.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "roi", Optional: true, Param: true}, {Name: "scales", Optional: true, Param: true},

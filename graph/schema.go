@@ -68,6 +68,9 @@ type OpSchema struct {
 	// MinOpset is the first default-domain opset in which this operator (in
 	// the IR's form) can be exported.
 	MinOpset int64
+	// History states how the operator's older versions differ from the
+	// IR's form.
+	History History
 	// Commutative marks binary ops whose two inputs may be swapped.
 	Commutative bool
 	// Elementwise marks ops that apply per element with numpy broadcasting.

@@ -46,3 +46,9 @@ func (s OpSchema) exact(e Exactness) OpSchema {
 	s.Exact = e
 	return s
 }
+
+// history returns row s with version history h.
+func (s OpSchema) history(h History) OpSchema {
+	s.History = h
+	return s
+}
