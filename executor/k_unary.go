@@ -10,8 +10,9 @@ import (
 // The one-input elementwise ops whose schema function (graph.OpSchema.
 // Unary) the executor runs as a typed loop rather than by calling it per
 // element (the generic mathKernel): Relu on every numeric type, loops much
-// cheaper than a call, and HardSigmoid and HardSwish, which compute in the
-// element type (float32 arithmetic rounds differently from float64).
+// cheaper than a call, Sigmoid (graph.Sigmoid called directly), and
+// HardSigmoid and HardSwish, which compute in the element type (float32
+// arithmetic rounds differently from float64).
 // TestElementwiseMatchesSchema checks them against the schema's functions.
 
 // unaryOp names a typed unary loop.
@@ -124,7 +125,7 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 		}
 	case opSigmoid:
 		for i, v := range x {
-			y[i] = T(graph.Sigmoid(float64(v)))
+			y[i] = graph.Sigmoid(v)
 		}
 	case opHardSigmoid:
 		for i, v := range x {

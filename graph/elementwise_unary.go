@@ -14,13 +14,14 @@ func unaryOf(f func(float64) float64) UnaryFunc {
 	return func(*Node) func(float64) float64 { return f }
 }
 
-// Sigmoid is 1/(1+e^-x), evaluated without overflow for large |x|.
-func Sigmoid(x float64) float64 {
+// Sigmoid is 1/(1+e^-x), evaluated in float64 without overflow for large
+// |x| and rounded to T.
+func Sigmoid[T ~float32 | ~float64](x T) T {
 	if x >= 0 {
-		return 1 / (1 + math.Exp(-x))
+		return T(1 / (1 + math.Exp(-float64(x))))
 	}
-	e := math.Exp(x)
-	return e / (1 + e)
+	e := math.Exp(float64(x))
+	return T(e / (1 + e))
 }
 
 // softplus is ln(1+e^x), without overflow for large x.

@@ -19,7 +19,7 @@ var mathOps = []OpSchema{
 	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false, unaryOf(relu)).history(History{First: 1, ConsumedBefore: 6}).nonNegative().exact(ExactArith),
 	unaryRow("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true, leakyRelu,
 		floatAttr("alpha", 0.01)).history(History{First: 1, ConsumedBefore: 6}),
-	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true, unaryOf(Sigmoid)).history(History{First: 1, ConsumedBefore: 6}).nonNegative(),
+	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true, unaryOf(Sigmoid[float64])).history(History{First: 1, ConsumedBefore: 6}).nonNegative(),
 	unaryRow("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true, hardSigmoid,
 		floatAttr("alpha", 0.2), floatAttr("beta", 0.5)).history(History{First: 1, ConsumedBefore: 6}),
 	unaryRow("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true, unaryOf(hardSwish)),
