@@ -1,7 +1,9 @@
 package graph
 
 // Row builders for the op-schema table (ops_*.go): they keep a row to its
-// data, one line of structure and one of documentation.
+// data, one line of structure and one of documentation. The methods below
+// set one more fact on a row a family builder made
+// (unaryRow(...).nonNegative()).
 
 // ins returns required formal inputs (or outputs) with the given names, in
 // order.
