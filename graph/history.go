@@ -54,3 +54,18 @@ type History struct {
 	// (AttrInputs lists the later ones).
 	LegacyAttrInputs []AttrInput
 }
+
+// Histories that many rows share.
+var (
+	// opset1 is an operator of opset 1 none of whose later changes the
+	// codec has to convert.
+	opset1 = History{First: 1}
+	// opset1Consumed is an operator of opset 1 that carried
+	// consumed_inputs until opset 6 (most early elementwise operators).
+	opset1Consumed = History{First: 1, ConsumedBefore: 6}
+	// opset1Broadcast is a binary operator of opset 1 that broadcast only
+	// with broadcast=1 until opset 7.
+	opset1Broadcast = History{First: 1, LegacyBroadcast: true}
+	// opset7 is an operator introduced in opset 7.
+	opset7 = History{First: 7}
+)

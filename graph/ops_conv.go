@@ -18,11 +18,11 @@ func windowAttrs(kernelRequired bool) []AttrSpec {
 // convOps are the rows of this file.
 var convOps = []OpSchema{
 	convSchema("Conv", "N-d cross-correlation of X [N,C,D...] with weights W [M,C/group,k...] plus optional bias B [M].",
-		inferConv, workConv).history(History{First: 1}).exact(ExactArith),
+		inferConv, workConv).history(opset1).exact(ExactArith),
 	convSchema("ConvTranspose", "N-d transposed convolution (gradient of Conv) of X [N,C,D...] with W [C,M/group,k...] plus optional bias B [M].",
 		inferConvTranspose, workConvTranspose,
 		AttrSpec{Name: "output_padding", Kind: AttrInts},
-		AttrSpec{Name: "output_shape", Kind: AttrInts}).history(History{First: 1}),
+		AttrSpec{Name: "output_shape", Kind: AttrInts}).history(opset1),
 }
 
 // convSchema is the table row of a convolution: inputs X, W and optional

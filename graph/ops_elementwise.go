@@ -15,22 +15,22 @@ var (
 
 // elementwiseOps are the rows of this file.
 var elementwiseOps = []OpSchema{
-	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}).exact(ExactArith),
-	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}).exact(ExactArith),
-	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}).exact(ExactArith),
-	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false).history(History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true}),
+	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true).exact(ExactArith),
+	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false).exact(ExactArith),
+	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true).exact(ExactArith),
+	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false),
 	{
-		Op: "Equal", History: History{First: 1, LegacyBroadcast: true}, Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
+		Op: "Equal", History: opset1Broadcast, Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
 		Binary: BinEqual, Work: workPerOutput, Infer: inferBinary(true),
 	},
 	{
-		Op: "Pow", History: History{First: 1, LegacyBroadcast: true}, Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
+		Op: "Pow", History: opset1Broadcast, Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
 		MinOpset: 9, Elementwise: true, Binary: BinPow, Work: workPerOutput, Infer: inferPow,
 	},
-	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax, inferVariadic).history(History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8}).exact(ExactArith),
-	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin, inferVariadic).history(History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8}).exact(ExactArith),
+	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax, inferVariadic).exact(ExactArith),
+	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin, inferVariadic).exact(ExactArith),
 	{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
@@ -38,7 +38,7 @@ var elementwiseOps = []OpSchema{
 		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferWhere,
 	},
 	{
-		Op: "Clip", History: History{First: 1, ConsumedBefore: 6}, Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
+		Op: "Clip", History: opset1Consumed, Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
 		Inputs:  []InputSpec{{Name: "input"}, {Name: "min", Optional: true}, {Name: "max", Optional: true}},
 		Outputs: []InputSpec{{Name: "output"}},
 		AttrInputs: []AttrInput{
@@ -62,20 +62,24 @@ func unaryRow(op, doc string, min int64, float bool, f UnaryFunc, attrs ...AttrS
 	}
 }
 
-// binaryRow is the row of an arithmetic op bin of two broadcast inputs.
+// binaryRow is the row of an arithmetic op bin of two broadcast inputs, of
+// opset 1 (consumed_inputs until opset 6, legacy broadcasting until 7).
 func binaryRow(op, doc string, bin BinaryOp, comm bool) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
+		History:  History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true},
 		MinOpset: 9, Commutative: comm, Elementwise: true,
 		Binary: bin, Work: workPerOutput, Infer: inferBinary(false),
 	}
 }
 
 // variadicRow is the row of a commutative elementwise op of one or more
-// broadcast inputs that folds bin over them.
+// broadcast inputs that folds bin over them, of opset 1 (consumed_inputs
+// until opset 6; inputs of one shape until opset 8).
 func variadicRow(op, doc string, bin BinaryOp, infer InferFunc) OpSchema {
 	return OpSchema{
 		Op: op, Doc: doc,
+		History:  History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8},
 		Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
 		Outputs:  []InputSpec{{Name: op}},
 		MinOpset: 9, Commutative: true, Elementwise: true,

@@ -6,7 +6,7 @@ import "fmt"
 
 // linalgOps are the rows of this file.
 var linalgOps = []OpSchema{
-	{Op: "MatMul", MinOpset: 9, History: History{First: 1}, Exact: ExactArith, Work: workMatMul, Infer: inferMatMul, Inputs: inAB, Outputs: ins("Y"),
+	{Op: "MatMul", MinOpset: 9, History: opset1, Exact: ExactArith, Work: workMatMul, Infer: inferMatMul, Inputs: inAB, Outputs: ins("Y"),
 		Doc: "Matrix product of A and B with numpy semantics (batch broadcasting, 1-D operands promoted and their axis removed)."},
 	{Op: "Gemm", MinOpset: 9, Exact: ExactArith, Work: workGemm, Infer: inferGemm, Inputs: []InputSpec{req("A"), req("B"), opt("C")}, Outputs: outY,
 		History: History{First: 1, RequiredBefore: map[int]int64{2: 11}},

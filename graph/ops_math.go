@@ -11,58 +11,58 @@ import (
 
 // mathOps are the rows of this file.
 var mathOps = []OpSchema{
-	signedRow("Neg", "Y = -X elementwise.", neg).history(History{First: 1, ConsumedBefore: 6}).exact(ExactArith),
-	signedRow("Abs", "Y = |X| elementwise.", math.Abs).history(History{First: 1, ConsumedBefore: 6}).nonNegative(),
+	signedRow("Neg", "Y = -X elementwise.", neg).history(opset1Consumed).exact(ExactArith),
+	signedRow("Abs", "Y = |X| elementwise.", math.Abs).history(opset1Consumed).nonNegative(),
 	signedRow("Sign", "Y = -1, 0 or 1 by the sign of X, elementwise (NaN stays NaN).", signOf),
 
 	// Activations.
-	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false, unaryOf(relu)).history(History{First: 1, ConsumedBefore: 6}).nonNegative().exact(ExactArith),
+	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false, unaryOf(relu)).history(opset1Consumed).nonNegative().exact(ExactArith),
 	unaryRow("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true, leakyRelu,
-		floatAttr("alpha", 0.01)).history(History{First: 1, ConsumedBefore: 6}),
-	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true, unaryOf(Sigmoid[float64])).history(History{First: 1, ConsumedBefore: 6}).nonNegative(),
+		floatAttr("alpha", 0.01)).history(opset1Consumed),
+	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true, unaryOf(Sigmoid[float64])).history(opset1Consumed).nonNegative(),
 	unaryRow("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true, hardSigmoid,
-		floatAttr("alpha", 0.2), floatAttr("beta", 0.5)).history(History{First: 1, ConsumedBefore: 6}),
+		floatAttr("alpha", 0.2), floatAttr("beta", 0.5)).history(opset1Consumed),
 	unaryRow("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true, unaryOf(hardSwish)),
 	unaryRow("Elu", "Y = X if X >= 0 else alpha*(exp(X)-1), elementwise.", 9, true, elu,
-		floatAttr("alpha", 1)).history(History{First: 1, ConsumedBefore: 6}),
+		floatAttr("alpha", 1)).history(opset1Consumed),
 	unaryRow("Celu", "Y = max(0, X) + min(0, alpha*(exp(X/alpha)-1)) elementwise.", 12, true, celu,
 		floatAttr("alpha", 1)),
 	unaryRow("Selu", "Y = gamma*X if X > 0 else gamma*alpha*(exp(X)-1), elementwise.", 9, true, selu,
-		floatAttr("alpha", 1.67326319217681884765625), floatAttr("gamma", 1.05070102214813232421875)).history(History{First: 1, ConsumedBefore: 6}),
+		floatAttr("alpha", 1.67326319217681884765625), floatAttr("gamma", 1.05070102214813232421875)).history(opset1Consumed),
 	unaryRow("ThresholdedRelu", "Y = X if X > alpha else 0, elementwise.", 10, true, thresholdedRelu,
 		floatAttr("alpha", 1)),
 	unaryRow("Shrink", "Y = X-bias if X > lambd, X+bias if X < -lambd, else 0, elementwise.", 9, true, shrink,
 		floatAttr("bias", 0), floatAttr("lambd", 0.5)),
-	unaryRow("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9, true, unaryOf(softplus)).history(History{First: 1}),
-	unaryRow("Softsign", "Y = X / (1 + |X|) elementwise.", 9, true, unaryOf(softsign)).history(History{First: 1}),
+	unaryRow("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9, true, unaryOf(softplus)).history(opset1),
+	unaryRow("Softsign", "Y = X / (1 + |X|) elementwise.", 9, true, unaryOf(softsign)).history(opset1),
 	unaryRow("Gelu", "Y = X*Phi(X) with Phi the standard normal CDF (approximate=\"tanh\": its tanh approximation), elementwise.", 20, true, gelu,
 		stringAttr("approximate", "none")),
 	unaryRow("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18, true, unaryOf(mish)),
 
 	// Powers, exponentials and the error function.
-	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true, unaryOf(math.Sqrt)).history(History{First: 1, ConsumedBefore: 6}).nonNegative(),
-	unaryRow("Reciprocal", "Y = 1/X elementwise.", 9, true, unaryOf(reciprocal)).history(History{First: 1, ConsumedBefore: 6}),
-	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true, unaryOf(math.Exp)).history(History{First: 1, ConsumedBefore: 6}).nonNegative(),
-	unaryRow("Log", "Y = ln(X) elementwise.", 9, true, unaryOf(math.Log)).history(History{First: 1, ConsumedBefore: 6}),
+	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true, unaryOf(math.Sqrt)).history(opset1Consumed).nonNegative(),
+	unaryRow("Reciprocal", "Y = 1/X elementwise.", 9, true, unaryOf(reciprocal)).history(opset1Consumed),
+	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true, unaryOf(math.Exp)).history(opset1Consumed).nonNegative(),
+	unaryRow("Log", "Y = ln(X) elementwise.", 9, true, unaryOf(math.Log)).history(opset1Consumed),
 	unaryRow("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false, unaryOf(math.Erf)),
 
 	// Rounding.
-	unaryRow("Floor", "Y = floor(X) elementwise.", 9, true, unaryOf(math.Floor)).history(History{First: 1, ConsumedBefore: 6}),
-	unaryRow("Ceil", "Y = ceil(X) elementwise.", 9, true, unaryOf(math.Ceil)).history(History{First: 1, ConsumedBefore: 6}),
+	unaryRow("Floor", "Y = floor(X) elementwise.", 9, true, unaryOf(math.Floor)).history(opset1Consumed),
+	unaryRow("Ceil", "Y = ceil(X) elementwise.", 9, true, unaryOf(math.Ceil)).history(opset1Consumed),
 	unaryRow("Round", "Y = X rounded to the nearest integer, halves to even, elementwise.", 11, true, unaryOf(math.RoundToEven)),
 
 	// Trigonometric functions.
-	unaryRow("Sin", "Y = sin(X) elementwise.", 9, true, unaryOf(math.Sin)).history(History{First: 7}),
-	unaryRow("Cos", "Y = cos(X) elementwise.", 9, true, unaryOf(math.Cos)).history(History{First: 7}),
-	unaryRow("Tan", "Y = tan(X) elementwise.", 9, true, unaryOf(math.Tan)).history(History{First: 7}),
-	unaryRow("Asin", "Y = asin(X) elementwise.", 9, true, unaryOf(math.Asin)).history(History{First: 7}),
-	unaryRow("Acos", "Y = acos(X) elementwise.", 9, true, unaryOf(math.Acos)).history(History{First: 7}),
-	unaryRow("Atan", "Y = atan(X) elementwise.", 9, true, unaryOf(math.Atan)).history(History{First: 7}),
+	unaryRow("Sin", "Y = sin(X) elementwise.", 9, true, unaryOf(math.Sin)).history(opset7),
+	unaryRow("Cos", "Y = cos(X) elementwise.", 9, true, unaryOf(math.Cos)).history(opset7),
+	unaryRow("Tan", "Y = tan(X) elementwise.", 9, true, unaryOf(math.Tan)).history(opset7),
+	unaryRow("Asin", "Y = asin(X) elementwise.", 9, true, unaryOf(math.Asin)).history(opset7),
+	unaryRow("Acos", "Y = acos(X) elementwise.", 9, true, unaryOf(math.Acos)).history(opset7),
+	unaryRow("Atan", "Y = atan(X) elementwise.", 9, true, unaryOf(math.Atan)).history(opset7),
 
 	// Hyperbolic functions.
 	unaryRow("Sinh", "Y = sinh(X) elementwise.", 9, true, unaryOf(math.Sinh)),
 	unaryRow("Cosh", "Y = cosh(X) elementwise.", 9, true, unaryOf(math.Cosh)),
-	unaryRow("Tanh", "Y = tanh(X) elementwise.", 9, true, unaryOf(math.Tanh)).history(History{First: 1, ConsumedBefore: 6}),
+	unaryRow("Tanh", "Y = tanh(X) elementwise.", 9, true, unaryOf(math.Tanh)).history(opset1Consumed),
 	unaryRow("Asinh", "Y = asinh(X) elementwise.", 9, true, unaryOf(math.Asinh)),
 	unaryRow("Acosh", "Y = acosh(X) elementwise.", 9, true, unaryOf(math.Acosh)),
 	unaryRow("Atanh", "Y = atanh(X) elementwise.", 9, true, unaryOf(math.Atanh)),
@@ -71,14 +71,14 @@ var mathOps = []OpSchema{
 	predicateRow("IsInf", "Y = (X is +Inf and detect_positive, or -Inf and detect_negative) elementwise; Y is bool.", 10, isInf,
 		intAttr("detect_negative", 1), intAttr("detect_positive", 1)),
 	{
-		Op: "Not", History: History{First: 1}, Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
+		Op: "Not", History: opset1, Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
 		MinOpset: 9, Elementwise: true, Unary: unaryOf(not), Work: workPerOutput, Infer: inferUnary(isBoolType, "bool"),
 	},
-	logicRow("And", "and", BinAnd).history(History{First: 1, LegacyBroadcast: true}),
-	logicRow("Or", "or", BinOr).history(History{First: 1, LegacyBroadcast: true}),
-	logicRow("Xor", "xor", BinXor).history(History{First: 1, LegacyBroadcast: true}),
-	compareRow("Greater", ">", BinGreater, 9).history(History{First: 1, LegacyBroadcast: true}),
-	compareRow("Less", "<", BinLess, 9).history(History{First: 1, LegacyBroadcast: true}),
+	logicRow("And", "and", BinAnd),
+	logicRow("Or", "or", BinOr),
+	logicRow("Xor", "xor", BinXor),
+	compareRow("Greater", ">", BinGreater, 9).history(opset1Broadcast),
+	compareRow("Less", "<", BinLess, 9).history(opset1Broadcast),
 	compareRow("GreaterOrEqual", ">=", BinGreaterOrEqual, 12),
 	compareRow("LessOrEqual", "<=", BinLessOrEqual, 12),
 	{
@@ -90,13 +90,13 @@ var mathOps = []OpSchema{
 	},
 	{
 		Op:      "PRelu",
-		History: History{First: 1, ConsumedBefore: 6},
+		History: opset1Consumed,
 		Doc:     "Y = X if X >= 0 else slope*X elementwise; slope broadcasts to X.",
 		Inputs:  []InputSpec{{Name: "X"}, {Name: "slope"}},
 		Outputs: outY, MinOpset: 9, Elementwise: true, Binary: BinPRelu, Work: workPerOutput, Infer: inferPRelu,
 	},
-	variadicRow("Sum", "Elementwise sum of all inputs with numpy broadcasting.", BinAdd, inferVariadic).history(History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8}),
-	variadicRow("Mean", "Elementwise mean of all inputs with numpy broadcasting.", BinNone, inferMean).history(History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8}),
+	variadicRow("Sum", "Elementwise sum of all inputs with numpy broadcasting.", BinAdd, inferVariadic),
+	variadicRow("Mean", "Elementwise mean of all inputs with numpy broadcasting.", BinNone, inferMean),
 }
 
 // signedRow is the row of an elementwise op f of one signed input whose
@@ -116,11 +116,13 @@ func predicateRow(op, doc string, min int64, f UnaryFunc, attrs ...AttrSpec) OpS
 	}
 }
 
-// logicRow is the row of a commutative logical op of two bool tensors.
+// logicRow is the row of a commutative logical op of two bool tensors, of
+// opset 1 (legacy broadcasting until opset 7).
 func logicRow(op, what string, bin BinaryOp) OpSchema {
 	return OpSchema{
 		Op: op, Doc: "C = A " + what + " B for bool tensors with numpy broadcasting.",
-		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
+		History: opset1Broadcast,
+		Inputs:  inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
 		Binary: bin, Work: workPerOutput, Infer: inferCompare(isBoolType, "bool"),
 	}
 }

@@ -6,7 +6,7 @@ import "fmt"
 
 // miscOps are the rows of this file.
 var miscOps = []OpSchema{
-	{Op: "Identity", MinOpset: 9, History: History{First: 1}, Movement: true, Exact: ExactMove, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
+	{Op: "Identity", MinOpset: 9, History: opset1, Movement: true, Exact: ExactMove, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
 		Doc: "output = input."},
 	{
 		Op: "Dropout",

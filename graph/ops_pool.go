@@ -12,7 +12,7 @@ var poolOps = []OpSchema{
 	poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
 		outY, "count_include_pad").
 		history(History{First: 1, AttrSince: map[string]int64{"ceil_mode": 10, "count_include_pad": 7, "dilations": 19}}),
-	{Op: "GlobalAveragePool", MinOpset: 9, History: History{First: 1}, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+	{Op: "GlobalAveragePool", MinOpset: 9, History: opset1, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
 		Doc: "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...]."},
 }
 

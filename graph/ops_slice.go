@@ -11,7 +11,7 @@ import (
 // sliceOps are the rows of this file.
 var sliceOps = []OpSchema{
 	{Op: "Concat", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
-		History: History{First: 1},
+		History: opset1,
 		Attrs:   []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
 		Doc:     "concat_result = the inputs joined along axis; all other dimensions must agree."},
 	{Op: "Split", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
@@ -37,7 +37,7 @@ var sliceOps = []OpSchema{
 		Infer:    inferSlice,
 	},
 	{Op: "Gather", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferGather, Inputs: ins("data", "indices"), Outputs: ins("output"),
-		History: History{First: 1},
+		History: opset1,
 		Attrs:   []AttrSpec{intAttr("axis", 0)},
 		Doc:     "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices)."},
 	{
