@@ -99,7 +99,7 @@ func (c *compiler) addNode(n *graph.Node) error {
 	if !control && (n.IsOpaque() || n.Schema() == nil) {
 		return &graph.UnsupportedOpError{Node: n, Runtime: "Go executor"}
 	}
-	f := kernelTable[kernelKey(n.Domain, n.Op)]
+	f := kernelFor(n.Domain, n.Op)
 	inputs := n.Inputs
 	if control {
 		opts := c.e.opts
@@ -227,7 +227,7 @@ func (c *compiler) addOutputs(g *graph.Graph) error {
 func opsWithoutKernel() []string {
 	var missing []string
 	for _, s := range graph.Schemas() {
-		if kernelTable[kernelKey(s.Domain, s.Op)] == nil {
+		if kernelFor(s.Domain, s.Op) == nil {
 			missing = append(missing, s.Op)
 		}
 	}

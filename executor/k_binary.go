@@ -8,7 +8,8 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// binOp names an arithmetic binary operation (semantics: graph.ApplyBinary).
+// binOp names an arithmetic binary operation: the Binary function of the
+// op's schema row (semantics: graph.ApplyBinary).
 type binOp = graph.BinaryOp
 
 const (
@@ -20,15 +21,6 @@ const (
 	opMax = graph.BinMax
 	opMin = graph.BinMin
 )
-
-var binOps = map[string]binOp{
-	"Add": opAdd, "Sub": opSub, "Mul": opMul, "Div": opDiv, "Max": opMax, "Min": opMin,
-}
-
-func init() {
-	registerKernel(newBinaryKernel, "Add", "Sub", "Mul", "Div", "Max", "Min")
-	registerKernel(newPowKernel, "Pow")
-}
 
 // binaryKernel applies op across broadcast inputs; Max and Min fold more
 // than two inputs one by one into the output.
@@ -54,8 +46,10 @@ func binaryAny[T numT](rc *runCtx, p *bcastPlan, op binOp, d, a, b any) {
 	binaryRun(rc, p, op, d.([]T), a.([]T), b.([]T))
 }
 
+// newBinaryKernel compiles an arithmetic op (Add, Sub, Mul, Div, Max, Min,
+// Sum) by its schema row's Binary function.
 func newBinaryKernel(ni *nodeInfo) (kernel, error) {
-	return newBinaryKernelOp(ni, binOps[ni.node.Op])
+	return newBinaryKernelOp(ni, ni.node.Schema().Binary)
 }
 
 // newBinaryKernelOp compiles op over the node's inputs (two or more fold

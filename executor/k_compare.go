@@ -9,12 +9,11 @@ import (
 
 // Binary elementwise ops with numpy broadcasting that the arithmetic
 // kernel does not cover: ordered comparisons and bool logic (bool
-// output), Mod and PRelu.
+// output), Mod and PRelu. Comparisons, logic and PRelu apply their schema
+// row's Binary function (kernelFor picks their kernel by it).
 
 func init() {
-	registerKernel(newCompareKernel, "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor")
 	registerKernel(newModKernel, "Mod")
-	registerKernel(newPReluKernel, "PRelu")
 }
 
 // bcastKernel evaluates a two-input elementwise function over a
@@ -23,6 +22,7 @@ func init() {
 type bcastKernel struct {
 	plan *bcastPlan
 	op   string
+	bin  graph.BinaryOp // the schema's Binary function
 	fmod bool
 	fn   bcastFn
 }
@@ -42,7 +42,7 @@ func newBcast2(ni *nodeInfo, fns numFns[bcastFn], boolFn bcastFn) (kernel, error
 	if a.dt != b.dt {
 		return nil, fmt.Errorf("inputs have dtypes %v and %v, want equal", a.dt, b.dt)
 	}
-	k := &bcastKernel{plan: newBcastPlan(ni.out(0).shape, a.shape, b.shape), op: ni.node.Op}
+	k := &bcastKernel{plan: newBcastPlan(ni.out(0).shape, a.shape, b.shape), op: ni.node.Op, bin: ni.node.Schema().Binary}
 	k.fmod = k.op == "Mod" && ni.node.AttrInt("fmod") != 0
 	if a.dt == graph.Bool && boolFn != nil {
 		k.fn = boolFn
@@ -58,10 +58,12 @@ var cmpRuns = numFns[bcastFn]{
 	cmpRun[int8], cmpRun[uint64], cmpRun[uint32], cmpRun[uint16], cmpRun[uint8],
 }
 
+// newCompareKernel compiles an ordered comparison or (on bool inputs) a
+// logic op.
 func newCompareKernel(ni *nodeInfo) (kernel, error) {
-	if op := ni.node.Op; op == "And" || op == "Or" || op == "Xor" {
+	if ni.node.Schema().Binary.Logic() {
 		if dt := ni.in(0).dt; dt != graph.Bool {
-			return nil, errDType(op, dt)
+			return nil, errDType(ni.node.Op, dt)
 		}
 		return newBcast2(ni, nil, logicRun)
 	}
@@ -71,10 +73,10 @@ func newCompareKernel(ni *nodeInfo) (kernel, error) {
 // logicRun is And, Or or Xor of bool inputs.
 func logicRun(k *bcastKernel, rc *runCtx, ins, outs []any) {
 	var f func(x, y bool) bool
-	switch k.op {
-	case "And":
+	switch k.bin {
+	case graph.BinAnd:
 		f = func(x, y bool) bool { return x && y }
-	case "Or":
+	case graph.BinOr:
 		f = func(x, y bool) bool { return x || y }
 	default:
 		f = func(x, y bool) bool { return x != y }
@@ -84,16 +86,17 @@ func logicRun(k *bcastKernel, rc *runCtx, ins, outs []any) {
 
 // cmpRun is an ordered comparison with a bool output.
 func cmpRun[T numT](k *bcastKernel, rc *runCtx, ins, outs []any) {
-	bcastMap(rc, k.plan, outs[0].([]bool), ins[0].([]T), ins[1].([]T), cmpFunc[T](k.op))
+	bcastMap(rc, k.plan, outs[0].([]bool), ins[0].([]T), ins[1].([]T), cmpFunc[T](k.bin))
 }
 
-func cmpFunc[T numT](op string) func(a, b T) bool {
+// cmpFunc returns the comparison op as a bool function.
+func cmpFunc[T numT](op graph.BinaryOp) func(a, b T) bool {
 	switch op {
-	case "Greater":
+	case graph.BinGreater:
 		return func(a, b T) bool { return a > b }
-	case "Less":
+	case graph.BinLess:
 		return func(a, b T) bool { return a < b }
-	case "GreaterOrEqual":
+	case graph.BinGreaterOrEqual:
 		return func(a, b T) bool { return a >= b }
 	}
 	return func(a, b T) bool { return a <= b }
@@ -169,14 +172,7 @@ var preluRuns = numFns[bcastFn]{preluRun[float32], preluRun[float64], preluRun[i
 func newPReluKernel(ni *nodeInfo) (kernel, error) { return newBcast2(ni, preluRuns, nil) }
 
 func preluRun[T numT](k *bcastKernel, rc *runCtx, ins, outs []any) {
-	bcastMap(rc, k.plan, outs[0].([]T), ins[0].([]T), ins[1].([]T), prelu[T])
-}
-
-func prelu[T numT](x, s T) T {
-	if x < 0 {
-		return s * x
-	}
-	return x
+	bcastMap(rc, k.plan, outs[0].([]T), ins[0].([]T), ins[1].([]T), graph.PRelu[T])
 }
 
 // dtOfData returns the dtype of a typed slice.

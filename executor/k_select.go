@@ -7,7 +7,6 @@ import (
 )
 
 func init() {
-	registerKernel(newEqualKernel, "Equal")
 	registerKernel(newWhereKernel, "Where")
 }
 

@@ -7,32 +7,34 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// unaryOp names an elementwise function of one input.
+// The one-input elementwise ops whose schema function (graph.OpSchema.
+// Unary) the executor runs as a typed loop rather than by calling it per
+// element (the generic mathKernel): Relu on every numeric type, loops much
+// cheaper than a call, Sigmoid (graph.Sigmoid called directly), and
+// HardSigmoid and HardSwish, which compute in the element type (float32
+// arithmetic rounds differently from float64).
+// TestElementwiseMatchesSchema checks them against the schema's functions.
+
+// unaryOp names a typed unary loop.
 type unaryOp uint8
 
 const (
 	opRelu unaryOp = iota
 	opSqrt
-	opExp
-	opLog
-	opErf
 	opSigmoid
-	opTanh
 	opLeakyRelu
 	opHardSigmoid
 	opHardSwish
 )
 
 var unaryOps = map[string]unaryOp{
-	"Relu": opRelu, "Sqrt": opSqrt, "Exp": opExp, "Log": opLog, "Erf": opErf,
-	"Sigmoid": opSigmoid, "Tanh": opTanh, "LeakyRelu": opLeakyRelu,
+	"Relu": opRelu, "Sqrt": opSqrt, "Sigmoid": opSigmoid, "LeakyRelu": opLeakyRelu,
 	"HardSigmoid": opHardSigmoid, "HardSwish": opHardSwish,
 }
 
 // unaryCost estimates the work of one element relative to an addition.
 var unaryCost = map[unaryOp]int{
-	opRelu: 1, opLeakyRelu: 1, opHardSigmoid: 1, opHardSwish: 1, opSqrt: 4,
-	opExp: 16, opLog: 16, opErf: 16, opSigmoid: 16, opTanh: 16,
+	opRelu: 1, opLeakyRelu: 1, opHardSigmoid: 1, opHardSwish: 1, opSqrt: 4, opSigmoid: 16,
 }
 
 func init() {
@@ -121,14 +123,9 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 		for i, v := range x {
 			y[i] = T(math.Sqrt(float64(v)))
 		}
-	case opExp, opLog, opErf, opTanh:
-		f := mathUnary[op]
-		for i, v := range x {
-			y[i] = T(f(float64(v)))
-		}
 	case opSigmoid:
 		for i, v := range x {
-			y[i] = sigmoid(v)
+			y[i] = graph.Sigmoid(v)
 		}
 	case opHardSigmoid:
 		for i, v := range x {
@@ -139,22 +136,6 @@ func unaryFloat[T floatT](op unaryOp, y, x []T, alpha, beta T) {
 			y[i] = v * min(max(v/6+0.5, 0), 1)
 		}
 	}
-}
-
-// mathUnary are the unary ops that apply a float64 function of package
-// math (none of them is inlined, so calling through the table costs
-// nothing extra).
-var mathUnary = map[unaryOp]func(float64) float64{
-	opExp: math.Exp, opLog: math.Log, opErf: math.Erf, opTanh: math.Tanh,
-}
-
-// sigmoid is 1/(1+e^-x), evaluated without overflow for large |x|.
-func sigmoid[T floatT](v T) T {
-	if v >= 0 {
-		return T(1 / (1 + math.Exp(-float64(v))))
-	}
-	e := math.Exp(float64(v))
-	return T(e / (1 + e))
 }
 
 // clipKernel is Clip with optional scalar min and max inputs read at run

@@ -2,38 +2,37 @@ package executor
 
 import "github.com/xrl-dev/xrl/graph"
 
-// Sum and Mean of any number of broadcast inputs: additions folded one
-// input at a time into the output, then (Mean) a division by the count.
+// Mean of any number of broadcast inputs: additions folded one input at a
+// time into the output, then a division by the count. (Sum is the
+// arithmetic kernel of its schema function, BinAdd.)
 
 func init() {
-	registerKernel(newSumKernel, "Sum", "Mean")
+	registerKernel(newMeanKernel, "Mean")
 }
 
-type sumKernel struct {
-	add  *binaryKernel
-	mean bool
-	n    int
+type meanKernel struct {
+	add *binaryKernel
+	n   int
 }
 
-func newSumKernel(ni *nodeInfo) (kernel, error) {
+func newMeanKernel(ni *nodeInfo) (kernel, error) {
 	add, err := newBinaryKernelOp(ni, opAdd)
 	if err != nil {
 		return nil, err
 	}
-	k := &sumKernel{add: add, mean: ni.node.Op == "Mean", n: len(ni.ins)}
-	if k.mean && !isFloatDT(ni.out(0).dt) {
+	if !isFloatDT(ni.out(0).dt) {
 		return nil, errDType("Mean", ni.out(0).dt)
 	}
-	return k, nil
+	return &meanKernel{add: add, n: len(ni.ins)}, nil
 }
 
-func (k *sumKernel) inPlace() []int { return k.add.inPlace() }
+func (k *meanKernel) inPlace() []int { return k.add.inPlace() }
 
-func (k *sumKernel) run(rc *runCtx, ins, outs []any) error {
+func (k *meanKernel) run(rc *runCtx, ins, outs []any) error {
 	if err := k.add.run(rc, ins, outs); err != nil {
 		return err
 	}
-	if !k.mean || k.n == 1 {
+	if k.n == 1 {
 		return nil
 	}
 	switch y := outs[0].(type) {

@@ -83,6 +83,33 @@ func kernelKey(domain, op string) string {
 	return domain + "." + op
 }
 
+// kernelFor returns the kernel factory of op: the one registered for it,
+// else the generic kernel of the elementwise function its schema row
+// states (graph.OpSchema.Unary, graph.OpSchema.Binary), else nil.
+func kernelFor(domain, op string) kernelFactory {
+	if f := kernelTable[kernelKey(domain, op)]; f != nil {
+		return f
+	}
+	s := graph.Lookup(domain, op)
+	switch {
+	case s == nil:
+		return nil
+	case s.Unary != nil:
+		return newMathKernel
+	case s.Binary == graph.BinNone:
+		return nil
+	case s.Binary == graph.BinPow:
+		return newPowKernel
+	case s.Binary == graph.BinEqual:
+		return newEqualKernel
+	case s.Binary == graph.BinPRelu:
+		return newPReluKernel
+	case s.Binary.Compares(), s.Binary.Logic():
+		return newCompareKernel
+	}
+	return newBinaryKernel
+}
+
 // registerKernel adds a factory to kernelTable for one or more ops.
 func registerKernel(f kernelFactory, ops ...string) {
 	for _, op := range ops {

@@ -1,23 +1,46 @@
 package graph
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
-// BinaryOp names an elementwise binary operation. ApplyBinary defines its
-// semantics once: constant folding during shape inference and the Go
-// executor's kernels both use it.
+// BinaryOp names the function of a binary elementwise op (the Binary
+// field of its schema row). ApplyBinary defines its semantics once:
+// constant folding during shape inference and the Go executor's kernels
+// both use it.
 type BinaryOp uint8
 
 // The binary operations.
 const (
-	BinAdd BinaryOp = iota
+	// BinNone marks an op that is not a binary elementwise function.
+	BinNone BinaryOp = iota
+	BinAdd
 	BinSub
 	BinMul
 	BinDiv
 	BinPow
 	BinMax
 	BinMin
+	// The comparisons and the logic ops give truth values (1 or 0).
 	BinEqual
+	BinGreater
+	BinLess
+	BinGreaterOrEqual
+	BinLessOrEqual
+	BinAnd
+	BinOr
+	BinXor
+	// BinPRelu is a if a >= 0, else b*a (b is the slope).
+	BinPRelu
 )
+
+// Compares reports whether op is an ordered comparison (Greater, Less,
+// GreaterOrEqual, LessOrEqual).
+func (op BinaryOp) Compares() bool { return op >= BinGreater && op <= BinLessOrEqual }
+
+// Logic reports whether op is a logic op (And, Or, Xor) of truth values.
+func (op BinaryOp) Logic() bool { return op >= BinAnd && op <= BinXor }
 
 // Number is the element types elementwise arithmetic is defined on.
 type Number interface {
@@ -25,7 +48,8 @@ type Number interface {
 }
 
 // ApplyBinary returns op(a, b): Div as DivZero, Max and Min as MaxNaN and
-// MinNaN, Pow as Pow, Equal as 1 or 0.
+// MinNaN, Pow as Pow, PRelu as PRelu, the comparisons and logic ops as 1
+// or 0 (a non-zero operand is true). It panics on BinNone.
 func ApplyBinary[T Number](op BinaryOp, a, b T) T {
 	switch op {
 	case BinAdd:
@@ -36,17 +60,48 @@ func ApplyBinary[T Number](op BinaryOp, a, b T) T {
 		return a * b
 	case BinDiv:
 		return DivZero(a, b)
+	case BinPow:
+		return Pow(a, b)
 	case BinMax:
 		return MaxNaN(a, b)
 	case BinMin:
 		return MinNaN(a, b)
 	case BinEqual:
-		if a == b {
-			return 1
-		}
-		return 0
+		return truth[T](a == b)
+	case BinGreater:
+		return truth[T](a > b)
+	case BinLess:
+		return truth[T](a < b)
+	case BinGreaterOrEqual:
+		return truth[T](a >= b)
+	case BinLessOrEqual:
+		return truth[T](a <= b)
+	case BinAnd:
+		return truth[T](a != 0 && b != 0)
+	case BinOr:
+		return truth[T](a != 0 || b != 0)
+	case BinXor:
+		return truth[T]((a != 0) != (b != 0))
+	case BinPRelu:
+		return PRelu(a, b)
 	}
-	return Pow(a, b)
+	panic(fmt.Sprintf("graph: ApplyBinary of binary op %d", op))
+}
+
+// truth returns 1 for true and 0 for false.
+func truth[T Number](b bool) T {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// PRelu is x, or slope*x when x is negative.
+func PRelu[T Number](x, slope T) T {
+	if x < 0 {
+		return slope * x
+	}
+	return x
 }
 
 // IsIntegral reports whether T is an integer type.

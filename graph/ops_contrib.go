@@ -10,8 +10,9 @@ import "fmt"
 // MicrosoftDomain is the domain of ONNX Runtime's contributed operators.
 const MicrosoftDomain = "com.microsoft"
 
-func init() {
-	Register(&OpSchema{
+// contribOps are the rows of this file.
+var contribOps = []OpSchema{
+	{
 		Op:     "Attention",
 		Domain: MicrosoftDomain,
 		Doc: "Multi-head self-attention: QKV = input x weights + bias, split into Q, K, V and each into num_heads heads; " +
@@ -31,8 +32,9 @@ func init() {
 		// Any default-domain opset the codec writes (the domain itself is
 		// imported at version 1).
 		MinOpset: 9,
+		Work:     workAttention,
 		Infer:    inferAttention,
-	})
+	},
 }
 
 // AttentionDims are the sizes of a com.microsoft Attention node: batch,

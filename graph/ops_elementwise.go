@@ -2,8 +2,9 @@ package graph
 
 import "fmt"
 
-// Elementwise operators: unary activations and math, binary arithmetic and
-// comparison with numpy broadcasting, variadic Max/Min, Where and Clip.
+// Elementwise operators: binary arithmetic with numpy broadcasting,
+// Equal, Pow, variadic Max/Min, Where and Clip; the row builders of
+// elementwise operators (ops_math.go holds those of one input).
 
 var (
 	inX  = []InputSpec{{Name: "X"}}
@@ -12,82 +13,78 @@ var (
 	outC = []InputSpec{{Name: "C"}}
 )
 
-func init() {
-	unary := func(op, doc string, min int64, float bool, attrs ...AttrSpec) {
-		class, want := isNumericType, "a numeric type"
-		if float {
-			class, want = isFloatType, "a floating-point type"
-		}
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-			MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
-		})
-	}
-	unary("Sqrt", "Y = sqrt(X) elementwise.", 9, true)
-	unary("Exp", "Y = exp(X) elementwise.", 9, true)
-	unary("Log", "Y = ln(X) elementwise.", 9, true)
-	unary("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false)
-	unary("Relu", "Y = max(X, 0) elementwise.", 9, false)
-	unary("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(0.01)})
-	unary("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true)
-	unary("Tanh", "Y = tanh(X) elementwise.", 9, true)
-	unary("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(0.2)},
-		AttrSpec{Name: "beta", Kind: AttrFloat, Default: defFloat(0.5)})
-	unary("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true)
-
-	binary := func(op, doc string, fold BinaryOp, comm bool) {
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
-			MinOpset: 9, Commutative: comm, Elementwise: true,
-			Infer: inferBinary(fold, false),
-		})
-	}
-	binary("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true)
-	binary("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false)
-	binary("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true)
-	binary("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false)
-	Register(&OpSchema{
-		Op: "Equal", Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
+// elementwiseOps are the rows of this file.
+var elementwiseOps = []OpSchema{
+	binaryRow("Add", "C = A + B elementwise with numpy broadcasting.", BinAdd, true).exact(ExactArith),
+	binaryRow("Sub", "C = A - B elementwise with numpy broadcasting.", BinSub, false).exact(ExactArith),
+	binaryRow("Mul", "C = A * B elementwise with numpy broadcasting.", BinMul, true).exact(ExactArith),
+	binaryRow("Div", "C = A / B elementwise with numpy broadcasting (integer division truncates).", BinDiv, false),
+	{
+		Op: "Equal", History: opset1Broadcast, Doc: "C = (A == B) elementwise with numpy broadcasting; C is bool.",
 		Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-		Infer: inferBinary(BinEqual, true),
-	})
-	Register(&OpSchema{
-		Op: "Pow", Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
+		Binary: BinEqual, Work: workPerOutput, Infer: inferBinary(true),
+	},
+	{
+		Op: "Pow", History: opset1Broadcast, Doc: "Z = X ^ Y elementwise with numpy broadcasting; Z has X's dtype.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "Y"}}, Outputs: []InputSpec{{Name: "Z"}},
-		MinOpset: 9, Elementwise: true, Infer: inferPow,
-	})
-	registerVariadic("Max", "Elementwise maximum of all inputs with numpy broadcasting.", inferVariadic(BinMax))
-	registerVariadic("Min", "Elementwise minimum of all inputs with numpy broadcasting.", inferVariadic(BinMin))
-	Register(&OpSchema{
+		MinOpset: 9, Elementwise: true, Binary: BinPow, Work: workPerOutput, Infer: inferPow,
+	},
+	variadicRow("Max", "Elementwise maximum of all inputs with numpy broadcasting.", BinMax, inferVariadic).exact(ExactArith),
+	variadicRow("Min", "Elementwise minimum of all inputs with numpy broadcasting.", BinMin, inferVariadic).exact(ExactArith),
+	{
 		Op: "Where", Doc: "output = X where condition is true, else Y, elementwise with numpy broadcasting.",
 		Inputs:   []InputSpec{{Name: "condition"}, {Name: "X"}, {Name: "Y"}},
 		Outputs:  []InputSpec{{Name: "output"}},
-		MinOpset: 9, Elementwise: true, Infer: inferWhere,
-	})
-	Register(&OpSchema{
-		Op: "Clip", Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferWhere,
+	},
+	{
+		Op: "Clip", History: opset1Consumed, Doc: "output = min(max(input, min), max) elementwise; absent bounds do not clip.",
 		Inputs:  []InputSpec{{Name: "input"}, {Name: "min", Optional: true}, {Name: "max", Optional: true}},
 		Outputs: []InputSpec{{Name: "output"}},
 		AttrInputs: []AttrInput{
 			{Attr: "min", Input: 1, Since: 11, DType: FromInputDType},
 			{Attr: "max", Input: 2, Since: 11, DType: FromInputDType},
 		},
-		MinOpset: 9, Elementwise: true, Infer: inferClip,
-	})
+		MinOpset: 9, Elementwise: true, Work: workPerOutput, Infer: inferClip,
+	},
 }
 
-// registerVariadic adds a commutative elementwise op of one or more
-// broadcast inputs.
-func registerVariadic(op, doc string, infer InferFunc) {
-	Register(&OpSchema{
+// unaryRow is the row of an elementwise op f of one input, numeric or
+// (with float set) floating-point.
+func unaryRow(op, doc string, min int64, float bool, f UnaryFunc, attrs ...AttrSpec) OpSchema {
+	class, want := isNumericType, "a numeric type"
+	if float {
+		class, want = isFloatType, "a floating-point type"
+	}
+	return OpSchema{
+		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
+		MinOpset: min, Elementwise: true, Unary: f, Work: workPerOutput, Infer: inferUnary(class, want),
+	}
+}
+
+// binaryRow is the row of an arithmetic op bin of two broadcast inputs, of
+// opset 1 (consumed_inputs until opset 6, legacy broadcasting until 7).
+func binaryRow(op, doc string, bin BinaryOp, comm bool) OpSchema {
+	return OpSchema{
+		Op: op, Doc: doc, Inputs: inAB, Outputs: outC,
+		History:  History{First: 1, ConsumedBefore: 6, LegacyBroadcast: true},
+		MinOpset: 9, Commutative: comm, Elementwise: true,
+		Binary: bin, Work: workPerOutput, Infer: inferBinary(false),
+	}
+}
+
+// variadicRow is the row of a commutative elementwise op of one or more
+// broadcast inputs that folds bin over them, of opset 1 (consumed_inputs
+// until opset 6; inputs of one shape until opset 8).
+func variadicRow(op, doc string, bin BinaryOp, infer InferFunc) OpSchema {
+	return OpSchema{
 		Op: op, Doc: doc,
+		History:  History{First: 1, ConsumedBefore: 6, SameShapeBefore: 8},
 		Inputs:   []InputSpec{{Name: "data_0", Variadic: true}},
 		Outputs:  []InputSpec{{Name: op}},
 		MinOpset: 9, Commutative: true, Elementwise: true,
-		Infer: infer,
-	})
+		Binary: bin, Work: workPerOutput, Infer: infer,
+	}
 }
 
 // inferUnary: output has the input's dtype and shape.
@@ -114,8 +111,9 @@ func broadcastPair(n *Node, class func(DType) bool, want string) (Shape, error) 
 	return broadcast2(n.Inputs[0].Shape, n.Inputs[1].Shape)
 }
 
-// inferBinary: same-dtype numeric inputs, broadcast shapes.
-func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
+// inferBinary: same-dtype numeric inputs, broadcast shapes; known values
+// fold with the row's Binary function.
+func inferBinary(boolOut bool) InferFunc {
 	return func(n *Node) error {
 		class, want := isNumericType, "a numeric type"
 		if boolOut {
@@ -129,7 +127,7 @@ func inferBinary(fold BinaryOp, boolOut bool) InferFunc {
 		if boolOut {
 			dt = Bool
 		}
-		setFolded(n, fold, dt, s)
+		setFolded(n, dt, s)
 		return nil
 	}
 }
@@ -149,24 +147,23 @@ func inferPow(n *Node) error {
 	return nil
 }
 
-func inferVariadic(fold BinaryOp) InferFunc {
-	return func(n *Node) error {
-		if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
-			return err
-		}
-		for i := 1; i < len(n.Inputs); i++ {
-			if err := checkSameType(n, 0, i); err != nil {
-				return err
-			}
-		}
-		s, err := broadcastInputs(n)
-		if err != nil {
-			return err
-		}
-		dt := n.Inputs[0].DType
-		setFolded(n, fold, dt, s)
-		return nil
+// inferVariadic: same-dtype numeric inputs, broadcast shapes; known
+// values fold with the row's Binary function.
+func inferVariadic(n *Node) error {
+	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+		return err
 	}
+	for i := 1; i < len(n.Inputs); i++ {
+		if err := checkSameType(n, 0, i); err != nil {
+			return err
+		}
+	}
+	s, err := broadcastInputs(n)
+	if err != nil {
+		return err
+	}
+	setFolded(n, n.Inputs[0].DType, s)
+	return nil
 }
 
 func inferWhere(n *Node) error {
@@ -226,10 +223,12 @@ func inferClip(n *Node) error {
 }
 
 // setFolded sets output 0 of n to dtype dt and shape s, with its value
-// folded by fold when every input is known and s is small.
-func setFolded(n *Node, fold BinaryOp, dt DType, s Shape) {
+// folded by the row's Binary function (if any) when every input is known
+// and s is small.
+func setFolded(n *Node, dt DType, s Shape) {
 	setOut(n, 0, dt, s)
-	if allKnown(n) && smallOut(s) {
+	fold := n.Schema().Binary
+	if fold != BinNone && allKnown(n) && smallOut(s) {
 		if ts := knownInputs(n); ts != nil {
 			setKnown(n, 0, foldElementwise(fold, dt, s, ts))
 		}

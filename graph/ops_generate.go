@@ -8,34 +8,37 @@ import (
 // Operators that make or rearrange tensors: ConstantOfShape, Range, Size,
 // EyeLike, Trilu, Tile, CumSum, DepthToSpace, SpaceToDepth and Einsum.
 
-func init() {
-	Register(&OpSchema{Op: "ConstantOfShape", MinOpset: 9, Infer: inferConstantOfShape, Inputs: []InputSpec{param("input")}, Outputs: ins("output"),
+// generateOps are the rows of this file.
+var generateOps = []OpSchema{
+	{Op: "ConstantOfShape", MinOpset: 9, Work: workPerOutput, Infer: inferConstantOfShape, Inputs: []InputSpec{param("input")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{{Name: "value", Kind: AttrTensor}},
-		Doc:   "output = a tensor of the given shape filled with value's single element (float32 0 by default)."})
-	Register(&OpSchema{Op: "Range", MinOpset: 11, Infer: inferRange, Inputs: []InputSpec{param("start"), param("limit"), param("delta")}, Outputs: ins("output"),
-		Doc: "output = [start, start+delta, ...] up to (excluding) limit; 1-D, of the inputs' common dtype."})
-	Register(&OpSchema{Op: "Size", MinOpset: 9, Infer: inferSize, Inputs: ins("data"), Outputs: ins("size"),
-		Doc: "size = the number of elements of data, an int64 scalar."})
-	Register(&OpSchema{Op: "EyeLike", MinOpset: 9, Infer: inferEyeLike, Inputs: ins("input"), Outputs: ins("output"),
+		Doc:   "output = a tensor of the given shape filled with value's single element (float32 0 by default)."},
+	{Op: "Range", MinOpset: 11, Work: workPerOutput, Infer: inferRange, Inputs: []InputSpec{param("start"), param("limit"), param("delta")}, Outputs: ins("output"),
+		Doc: "output = [start, start+delta, ...] up to (excluding) limit; 1-D, of the inputs' common dtype."},
+	{Op: "Size", MinOpset: 9, History: opset1, Work: workPerOutput, Infer: inferSize, Inputs: ins("data"), Outputs: ins("size"),
+		Doc: "size = the number of elements of data, an int64 scalar."},
+	{Op: "EyeLike", MinOpset: 9, Work: workPerOutput, Infer: inferEyeLike, Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{{Name: "dtype", Kind: AttrInt}, intAttr("k", 0)},
-		Doc:   "output = a 2-D tensor of input's shape with ones on diagonal k and zeros elsewhere, of dtype (input's by default)."})
-	Register(&OpSchema{Op: "Trilu", MinOpset: 14, Infer: inferTrilu, Inputs: []InputSpec{req("input"), optParam("k")}, Outputs: ins("output"),
+		Doc:   "output = a 2-D tensor of input's shape with ones on diagonal k and zeros elsewhere, of dtype (input's by default)."},
+	{Op: "Trilu", MinOpset: 14, Work: workPerOutput, Infer: inferTrilu, Inputs: []InputSpec{req("input"), optParam("k")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("upper", 1)},
-		Doc:   "output = input with the elements below (upper=1) or above (upper=0) diagonal k of the last two axes set to zero."})
-	Register(&OpSchema{Op: "Tile", MinOpset: 9, Movement: true, Infer: inferTile, Inputs: []InputSpec{req("input"), param("repeats")}, Outputs: ins("output"),
-		Doc: "output = input repeated repeats[i] times along each axis i."})
-	Register(&OpSchema{Op: "CumSum", MinOpset: 11, Infer: inferCumSum, Inputs: []InputSpec{req("x"), param("axis")}, Outputs: ins("y"),
+		Doc:   "output = input with the elements below (upper=1) or above (upper=0) diagonal k of the last two axes set to zero."},
+	{Op: "Tile", MinOpset: 9, Movement: true, Infer: inferTile, Inputs: []InputSpec{req("input"), param("repeats")}, Outputs: ins("output"),
+		History: History{First: 6},
+		Doc:     "output = input repeated repeats[i] times along each axis i."},
+	{Op: "CumSum", MinOpset: 11, Work: workPerOutput, Infer: inferCumSum, Inputs: []InputSpec{req("x"), param("axis")}, Outputs: ins("y"),
 		Attrs: []AttrSpec{intAttr("exclusive", 0), intAttr("reverse", 0)},
-		Doc:   "y = cumulative sum of x along axis (exclusive: without the element itself; reverse: from the end)."})
-	Register(&OpSchema{Op: "DepthToSpace", MinOpset: 9, Infer: inferSpaceDepth(false), Inputs: ins("input"), Outputs: ins("output"),
-		Attrs: []AttrSpec{{Name: "blocksize", Kind: AttrInt, Required: true}, stringAttr("mode", "DCR")},
-		Doc:   "output = [N, C/b², H*b, W*b] with channel blocks moved into b x b spatial blocks (mode DCR: depth-column-row order; CRD: column-row-depth)."})
-	Register(&OpSchema{Op: "SpaceToDepth", MinOpset: 9, Infer: inferSpaceDepth(true), Inputs: ins("input"), Outputs: ins("output"),
+		Doc:   "y = cumulative sum of x along axis (exclusive: without the element itself; reverse: from the end)."},
+	{Op: "DepthToSpace", MinOpset: 9, Work: workPerOutput, Infer: inferSpaceDepth(false), Inputs: ins("input"), Outputs: ins("output"),
+		History: History{First: 1, AttrSince: map[string]int64{"mode": 11}},
+		Attrs:   []AttrSpec{{Name: "blocksize", Kind: AttrInt, Required: true}, stringAttr("mode", "DCR")},
+		Doc:     "output = [N, C/b², H*b, W*b] with channel blocks moved into b x b spatial blocks (mode DCR: depth-column-row order; CRD: column-row-depth)."},
+	{Op: "SpaceToDepth", MinOpset: 9, History: opset1, Work: workPerOutput, Infer: inferSpaceDepth(true), Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{{Name: "blocksize", Kind: AttrInt, Required: true}},
-		Doc:   "output = [N, C*b², H/b, W/b] with each b x b spatial block moved into channels (inverse of DepthToSpace in DCR mode)."})
-	Register(&OpSchema{Op: "Einsum", MinOpset: 12, Infer: inferEinsum, Inputs: []InputSpec{{Name: "Inputs", Variadic: true}}, Outputs: ins("Output"),
+		Doc:   "output = [N, C*b², H/b, W/b] with each b x b spatial block moved into channels (inverse of DepthToSpace in DCR mode)."},
+	{Op: "Einsum", MinOpset: 12, Work: workPerOutput, Infer: inferEinsum, Inputs: []InputSpec{{Name: "Inputs", Variadic: true}}, Outputs: ins("Output"),
 		Attrs: []AttrSpec{{Name: "equation", Kind: AttrString, Required: true}},
-		Doc:   "Output = the Einstein summation of the inputs given by equation (numpy.einsum semantics, ellipsis broadcasting)."})
+		Doc:   "Output = the Einstein summation of the inputs given by equation (numpy.einsum semantics, ellipsis broadcasting)."},
 }
 
 // maxGenElems bounds tensors that generator ops produce from values.

@@ -5,26 +5,31 @@ import "fmt"
 // Index-driven operators: GatherElements, GatherND, ScatterElements,
 // ScatterND, TopK and OneHot.
 
-func init() {
-	Register(&OpSchema{Op: "GatherElements", MinOpset: 11, Infer: inferGatherElements, Inputs: ins("data", "indices"), Outputs: ins("output"),
+// indexOps are the rows of this file.
+var indexOps = []OpSchema{
+	{Op: "GatherElements", MinOpset: 11, Work: workPerOutput, Infer: inferGatherElements, Inputs: ins("data", "indices"), Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", 0)},
-		Doc:   "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape."})
-	Register(&OpSchema{Op: "GatherND", MinOpset: 11, Infer: inferGatherND, Inputs: ins("data", "indices"), Outputs: ins("output"),
-		Attrs: []AttrSpec{intAttr("batch_dims", 0)},
-		Doc:   "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes."})
-	Register(&OpSchema{Op: "ScatterElements", MinOpset: 11, Infer: inferScatterElements, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
-		Attrs: []AttrSpec{intAttr("axis", 0), stringAttr("reduction", "none")},
-		Doc:   "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min)."})
-	Register(&OpSchema{Op: "ScatterND", MinOpset: 11, Infer: inferScatterND, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
-		Attrs: []AttrSpec{stringAttr("reduction", "none")},
-		Doc:   "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min)."})
-	Register(&OpSchema{Op: "TopK", MinOpset: 9, Infer: inferTopK, Inputs: []InputSpec{req("X"), param("K")}, Outputs: ins("Values", "Indices"),
+		Doc:   "output[i][j]... = data[..., indices[i][j]..., ...] along axis; output has indices' shape."},
+	{Op: "GatherND", MinOpset: 11, Work: workPerOutput, Infer: inferGatherND, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		History: History{AttrSince: map[string]int64{"batch_dims": 12}},
+		Attrs:   []AttrSpec{intAttr("batch_dims", 0)},
+		Doc:     "output = slices of data addressed by the last axis of indices, after batch_dims leading batch axes."},
+	{Op: "ScatterElements", MinOpset: 11, Work: workPerOutput, Infer: inferScatterElements, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
+		History: History{AttrSince: map[string]int64{"reduction": 16}},
+		Attrs:   []AttrSpec{intAttr("axis", 0), stringAttr("reduction", "none")},
+		Doc:     "output = data with output[..., indices[i]..., ...] = updates[i] along axis (or combined by reduction add/mul/max/min)."},
+	{Op: "ScatterND", MinOpset: 11, Work: workPerOutput, Infer: inferScatterND, Inputs: ins("data", "indices", "updates"), Outputs: ins("output"),
+		History: History{AttrSince: map[string]int64{"reduction": 16}},
+		Attrs:   []AttrSpec{stringAttr("reduction", "none")},
+		Doc:     "output = data with the slices addressed by the last axis of indices replaced by updates (or combined by reduction add/mul/max/min)."},
+	{Op: "TopK", MinOpset: 9, Work: workPerOutput, Infer: inferTopK, Inputs: []InputSpec{req("X"), param("K")}, Outputs: ins("Values", "Indices"),
+		History:    History{First: 1, AttrSince: map[string]int64{"largest": 11, "sorted": 11}},
 		Attrs:      []AttrSpec{intAttr("axis", -1), intAttr("largest", 1), intAttr("sorted", 1)},
 		AttrInputs: []AttrInput{{Attr: "k", Input: 1, Since: 10, DType: Int64}},
-		Doc:        "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first."})
-	Register(&OpSchema{Op: "OneHot", MinOpset: 9, Infer: inferOneHot, Inputs: []InputSpec{req("indices"), param("depth"), req("values")}, Outputs: ins("output"),
+		Doc:        "Values and int64 Indices of the K largest (or smallest) elements along axis, sorted; ties keep the lower index first."},
+	{Op: "OneHot", MinOpset: 9, Work: workPerOutput, Infer: inferOneHot, Inputs: []InputSpec{req("indices"), param("depth"), req("values")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", -1)},
-		Doc:   "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0]."})
+		Doc:   "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0]."},
 }
 
 func inferGatherElements(n *Node) error {

@@ -4,12 +4,14 @@ import "fmt"
 
 // Matrix products.
 
-func init() {
-	Register(&OpSchema{Op: "MatMul", MinOpset: 9, Infer: inferMatMul, Inputs: inAB, Outputs: ins("Y"),
-		Doc: "Matrix product of A and B with numpy semantics (batch broadcasting, 1-D operands promoted and their axis removed)."})
-	Register(&OpSchema{Op: "Gemm", MinOpset: 9, Infer: inferGemm, Inputs: []InputSpec{req("A"), req("B"), opt("C")}, Outputs: outY,
-		Attrs: []AttrSpec{floatAttr("alpha", 1), floatAttr("beta", 1), intAttr("transA", 0), intAttr("transB", 0)},
-		Doc:   "Y = alpha * A' * B' + beta * C for 2-D A, B (A' = transpose(A) if transA, likewise B') with C broadcast to [M,N]."})
+// linalgOps are the rows of this file.
+var linalgOps = []OpSchema{
+	{Op: "MatMul", MinOpset: 9, History: opset1, Exact: ExactArith, Work: workMatMul, Infer: inferMatMul, Inputs: inAB, Outputs: ins("Y"),
+		Doc: "Matrix product of A and B with numpy semantics (batch broadcasting, 1-D operands promoted and their axis removed)."},
+	{Op: "Gemm", MinOpset: 9, Exact: ExactArith, Work: workGemm, Infer: inferGemm, Inputs: []InputSpec{req("A"), req("B"), opt("C")}, Outputs: outY,
+		History: History{First: 1, RequiredBefore: map[int]int64{2: 11}},
+		Attrs:   []AttrSpec{floatAttr("alpha", 1), floatAttr("beta", 1), intAttr("transA", 0), intAttr("transB", 0)},
+		Doc:     "Y = alpha * A' * B' + beta * C for 2-D A, B (A' = transpose(A) if transA, likewise B') with C broadcast to [M,N]."},
 }
 
 func inferMatMul(n *Node) error {

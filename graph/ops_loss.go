@@ -4,17 +4,20 @@ import "fmt"
 
 // Loss operators: NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss.
 
-func init() {
-	lossAttrs := []AttrSpec{
-		{Name: "ignore_index", Kind: AttrInt},
-		{Name: "reduction", Kind: AttrString, Default: defString("mean")},
-	}
-	Register(&OpSchema{Op: "NegativeLogLikelihoodLoss", MinOpset: 13, Infer: inferLoss, Inputs: []InputSpec{req("input"), req("target"), opt("weight")}, Outputs: ins("loss"),
+// lossAttrs are the attributes both loss operators take.
+var lossAttrs = []AttrSpec{
+	{Name: "ignore_index", Kind: AttrInt},
+	{Name: "reduction", Kind: AttrString, Default: defString("mean")},
+}
+
+// lossOps are the rows of this file.
+var lossOps = []OpSchema{
+	{Op: "NegativeLogLikelihoodLoss", MinOpset: 13, Work: workPerOutput, Infer: inferLoss, Inputs: []InputSpec{req("input"), req("target"), opt("weight")}, Outputs: ins("loss"),
 		Attrs: lossAttrs,
-		Doc:   "loss = -input[n, target[n,d...], d...] * weight[target], 0 where target = ignore_index; reduced by none, sum, or mean (divided by the sum of the applied weights)."})
-	Register(&OpSchema{Op: "SoftmaxCrossEntropyLoss", MinOpset: 13, Infer: inferLoss, Inputs: []InputSpec{req("scores"), req("labels"), opt("weights")}, Outputs: []InputSpec{req("output"), opt("log_prob")},
+		Doc:   "loss = -input[n, target[n,d...], d...] * weight[target], 0 where target = ignore_index; reduced by none, sum, or mean (divided by the sum of the applied weights)."},
+	{Op: "SoftmaxCrossEntropyLoss", MinOpset: 13, Work: workPerOutput, Infer: inferLoss, Inputs: []InputSpec{req("scores"), req("labels"), opt("weights")}, Outputs: []InputSpec{req("output"), opt("log_prob")},
 		Attrs: lossAttrs,
-		Doc:   "output = NegativeLogLikelihoodLoss(LogSoftmax(scores, axis 1), labels, weights); log_prob optionally returned."})
+		Doc:   "output = NegativeLogLikelihoodLoss(LogSoftmax(scores, axis 1), labels, weights); log_prob optionally returned."},
 }
 
 func inferLoss(n *Node) error {

@@ -5,144 +5,162 @@ import (
 	"math"
 )
 
-// More elementwise operators: sign and rounding, trigonometry, smooth
-// activations, predicates, logic, ordered comparison, Mod, PRelu and the
+// Elementwise operators of one input (activations, sign and rounding,
+// trigonometry, predicates), logic, ordered comparison, Mod, PRelu and the
 // variadic Sum and Mean.
 
-func init() {
-	unary := func(op, doc string, min int64, class func(DType) bool, want string, attrs ...AttrSpec) {
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-			MinOpset: min, Elementwise: true, Infer: inferUnary(class, want),
-		})
-	}
-	num := func(op, doc string, f func(float64) float64) {
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inX, Outputs: outY,
-			MinOpset: 9, Elementwise: true, Infer: inferUnaryKnown(f),
-		})
-	}
-	num("Neg", "Y = -X elementwise.", func(x float64) float64 { return -x })
-	num("Abs", "Y = |X| elementwise.", math.Abs)
-	num("Sign", "Y = -1, 0 or 1 by the sign of X, elementwise (NaN stays NaN).", signOf)
-	flt := func(op, doc string, min int64, attrs ...AttrSpec) {
-		unary(op, doc, min, isFloatType, "a floating-point type", attrs...)
-	}
-	flt("Reciprocal", "Y = 1/X elementwise.", 9)
-	flt("Floor", "Y = floor(X) elementwise.", 9)
-	flt("Ceil", "Y = ceil(X) elementwise.", 9)
-	flt("Round", "Y = X rounded to the nearest integer, halves to even, elementwise.", 11)
-	for _, f := range [][2]string{
-		{"Sin", "sin"}, {"Cos", "cos"}, {"Tan", "tan"}, {"Asin", "asin"}, {"Acos", "acos"}, {"Atan", "atan"},
-		{"Sinh", "sinh"}, {"Cosh", "cosh"}, {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"},
-	} {
-		flt(f[0], "Y = "+f[1]+"(X) elementwise.", 9)
-	}
-	flt("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9)
-	flt("Softsign", "Y = X / (1 + |X|) elementwise.", 9)
-	flt("Elu", "Y = X if X >= 0 else alpha*(exp(X)-1), elementwise.", 9,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)})
-	flt("Celu", "Y = max(0, X) + min(0, alpha*(exp(X/alpha)-1)) elementwise.", 12,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)})
-	flt("Selu", "Y = gamma*X if X > 0 else gamma*alpha*(exp(X)-1), elementwise.", 9,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1.67326319217681884765625)},
-		AttrSpec{Name: "gamma", Kind: AttrFloat, Default: defFloat(1.05070102214813232421875)})
-	flt("ThresholdedRelu", "Y = X if X > alpha else 0, elementwise.", 10,
-		AttrSpec{Name: "alpha", Kind: AttrFloat, Default: defFloat(1)})
-	flt("Shrink", "Y = X-bias if X > lambd, X+bias if X < -lambd, else 0, elementwise.", 9,
-		AttrSpec{Name: "bias", Kind: AttrFloat, Default: defFloat(0)},
-		AttrSpec{Name: "lambd", Kind: AttrFloat, Default: defFloat(0.5)})
-	flt("Gelu", "Y = X*Phi(X) with Phi the standard normal CDF (approximate=\"tanh\": its tanh approximation), elementwise.", 20,
-		AttrSpec{Name: "approximate", Kind: AttrString, Default: defString("none")})
-	flt("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18)
+// mathOps are the rows of this file.
+var mathOps = []OpSchema{
+	signedRow("Neg", "Y = -X elementwise.", neg).history(opset1Consumed).exact(ExactArith),
+	signedRow("Abs", "Y = |X| elementwise.", math.Abs).history(opset1Consumed).nonNegative(),
+	signedRow("Sign", "Y = -1, 0 or 1 by the sign of X, elementwise (NaN stays NaN).", signOf),
 
-	pred := func(op, doc string, min int64, attrs ...AttrSpec) {
-		Register(&OpSchema{
-			Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
-			MinOpset: min, Elementwise: true, Infer: inferPredicate,
-		})
-	}
-	pred("IsNaN", "Y = (X is NaN) elementwise; Y is bool.", 9)
-	pred("IsInf", "Y = (X is +Inf and detect_positive, or -Inf and detect_negative) elementwise; Y is bool.", 10,
-		AttrSpec{Name: "detect_negative", Kind: AttrInt, Default: defInt(1)},
-		AttrSpec{Name: "detect_positive", Kind: AttrInt, Default: defInt(1)})
-	Register(&OpSchema{
-		Op: "Not", Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
-		MinOpset: 9, Elementwise: true, Infer: inferUnary(func(d DType) bool { return d == Bool }, "bool"),
-	})
-	logic := func(op, what string) {
-		Register(&OpSchema{
-			Op: op, Doc: "C = A " + what + " B for bool tensors with numpy broadcasting.",
-			Inputs: inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
-			Infer: inferCompare(func(d DType) bool { return d == Bool }, "bool"),
-		})
-	}
-	logic("And", "and")
-	logic("Or", "or")
-	logic("Xor", "xor")
-	cmp := func(op, what string, min int64) {
-		Register(&OpSchema{
-			Op: op, Doc: "C = (A " + what + " B) elementwise with numpy broadcasting; C is bool.",
-			Inputs: inAB, Outputs: outC, MinOpset: min, Elementwise: true,
-			Infer: inferCompare(isNumericType, "a numeric type"),
-		})
-	}
-	cmp("Greater", ">", 9)
-	cmp("Less", "<", 9)
-	cmp("GreaterOrEqual", ">=", 12)
-	cmp("LessOrEqual", "<=", 12)
-	Register(&OpSchema{
+	// Activations.
+	unaryRow("Relu", "Y = max(X, 0) elementwise.", 9, false, unaryOf(relu)).history(opset1Consumed).nonNegative().exact(ExactArith),
+	unaryRow("LeakyRelu", "Y = X if X >= 0 else alpha*X, elementwise.", 9, true, leakyRelu,
+		floatAttr("alpha", 0.01)).history(opset1Consumed),
+	unaryRow("Sigmoid", "Y = 1/(1+exp(-X)) elementwise.", 9, true, unaryOf(Sigmoid[float64])).history(opset1Consumed).nonNegative(),
+	unaryRow("HardSigmoid", "Y = max(0, min(1, alpha*X + beta)) elementwise.", 9, true, hardSigmoid,
+		floatAttr("alpha", 0.2), floatAttr("beta", 0.5)).history(opset1Consumed),
+	unaryRow("HardSwish", "Y = X * max(0, min(1, X/6 + 1/2)) elementwise.", 14, true, unaryOf(hardSwish)),
+	unaryRow("Elu", "Y = X if X >= 0 else alpha*(exp(X)-1), elementwise.", 9, true, elu,
+		floatAttr("alpha", 1)).history(opset1Consumed),
+	unaryRow("Celu", "Y = max(0, X) + min(0, alpha*(exp(X/alpha)-1)) elementwise.", 12, true, celu,
+		floatAttr("alpha", 1)),
+	unaryRow("Selu", "Y = gamma*X if X > 0 else gamma*alpha*(exp(X)-1), elementwise.", 9, true, selu,
+		floatAttr("alpha", 1.67326319217681884765625), floatAttr("gamma", 1.05070102214813232421875)).history(opset1Consumed),
+	unaryRow("ThresholdedRelu", "Y = X if X > alpha else 0, elementwise.", 10, true, thresholdedRelu,
+		floatAttr("alpha", 1)),
+	unaryRow("Shrink", "Y = X-bias if X > lambd, X+bias if X < -lambd, else 0, elementwise.", 9, true, shrink,
+		floatAttr("bias", 0), floatAttr("lambd", 0.5)),
+	unaryRow("Softplus", "Y = ln(1 + exp(X)) elementwise.", 9, true, unaryOf(softplus)).history(opset1),
+	unaryRow("Softsign", "Y = X / (1 + |X|) elementwise.", 9, true, unaryOf(softsign)).history(opset1),
+	unaryRow("Gelu", "Y = X*Phi(X) with Phi the standard normal CDF (approximate=\"tanh\": its tanh approximation), elementwise.", 20, true, gelu,
+		stringAttr("approximate", "none")),
+	unaryRow("Mish", "Y = X * tanh(ln(1 + exp(X))) elementwise.", 18, true, unaryOf(mish)),
+
+	// Powers, exponentials and the error function.
+	unaryRow("Sqrt", "Y = sqrt(X) elementwise.", 9, true, unaryOf(math.Sqrt)).history(opset1Consumed).nonNegative(),
+	unaryRow("Reciprocal", "Y = 1/X elementwise.", 9, true, unaryOf(reciprocal)).history(opset1Consumed),
+	unaryRow("Exp", "Y = exp(X) elementwise.", 9, true, unaryOf(math.Exp)).history(opset1Consumed).nonNegative(),
+	unaryRow("Log", "Y = ln(X) elementwise.", 9, true, unaryOf(math.Log)).history(opset1Consumed),
+	unaryRow("Erf", "Y = erf(X), the Gauss error function, elementwise.", 9, false, unaryOf(math.Erf)),
+
+	// Rounding.
+	unaryRow("Floor", "Y = floor(X) elementwise.", 9, true, unaryOf(math.Floor)).history(opset1Consumed),
+	unaryRow("Ceil", "Y = ceil(X) elementwise.", 9, true, unaryOf(math.Ceil)).history(opset1Consumed),
+	unaryRow("Round", "Y = X rounded to the nearest integer, halves to even, elementwise.", 11, true, unaryOf(math.RoundToEven)),
+
+	// Trigonometric functions.
+	unaryRow("Sin", "Y = sin(X) elementwise.", 9, true, unaryOf(math.Sin)).history(opset7),
+	unaryRow("Cos", "Y = cos(X) elementwise.", 9, true, unaryOf(math.Cos)).history(opset7),
+	unaryRow("Tan", "Y = tan(X) elementwise.", 9, true, unaryOf(math.Tan)).history(opset7),
+	unaryRow("Asin", "Y = asin(X) elementwise.", 9, true, unaryOf(math.Asin)).history(opset7),
+	unaryRow("Acos", "Y = acos(X) elementwise.", 9, true, unaryOf(math.Acos)).history(opset7),
+	unaryRow("Atan", "Y = atan(X) elementwise.", 9, true, unaryOf(math.Atan)).history(opset7),
+
+	// Hyperbolic functions.
+	unaryRow("Sinh", "Y = sinh(X) elementwise.", 9, true, unaryOf(math.Sinh)),
+	unaryRow("Cosh", "Y = cosh(X) elementwise.", 9, true, unaryOf(math.Cosh)),
+	unaryRow("Tanh", "Y = tanh(X) elementwise.", 9, true, unaryOf(math.Tanh)).history(opset1Consumed),
+	unaryRow("Asinh", "Y = asinh(X) elementwise.", 9, true, unaryOf(math.Asinh)),
+	unaryRow("Acosh", "Y = acosh(X) elementwise.", 9, true, unaryOf(math.Acosh)),
+	unaryRow("Atanh", "Y = atanh(X) elementwise.", 9, true, unaryOf(math.Atanh)),
+
+	predicateRow("IsNaN", "Y = (X is NaN) elementwise; Y is bool.", 9, unaryOf(isNaN)),
+	predicateRow("IsInf", "Y = (X is +Inf and detect_positive, or -Inf and detect_negative) elementwise; Y is bool.", 10, isInf,
+		intAttr("detect_negative", 1), intAttr("detect_positive", 1)),
+	{
+		Op: "Not", History: opset1, Doc: "Y = logical not of bool X, elementwise.", Inputs: inX, Outputs: outY,
+		MinOpset: 9, Elementwise: true, Unary: unaryOf(not), Work: workPerOutput, Infer: inferUnary(isBoolType, "bool"),
+	},
+	logicRow("And", "and", BinAnd),
+	logicRow("Or", "or", BinOr),
+	logicRow("Xor", "xor", BinXor),
+	compareRow("Greater", ">", BinGreater, 9).history(opset1Broadcast),
+	compareRow("Less", "<", BinLess, 9).history(opset1Broadcast),
+	compareRow("GreaterOrEqual", ">=", BinGreaterOrEqual, 12),
+	compareRow("LessOrEqual", "<=", BinLessOrEqual, 12),
+	{
 		Op:     "Mod",
 		Doc:    "C = A mod B elementwise with numpy broadcasting: the remainder takes the divisor's sign, or the dividend's when fmod=1 (required for floats).",
 		Inputs: inAB, Outputs: outC, MinOpset: 10, Elementwise: true,
-		Attrs: []AttrSpec{{Name: "fmod", Kind: AttrInt, Default: defInt(0)}},
-		Infer: inferMod,
-	})
-	Register(&OpSchema{
+		Attrs: []AttrSpec{intAttr("fmod", 0)},
+		Work:  workPerOutput, Infer: inferMod,
+	},
+	{
 		Op:      "PRelu",
+		History: opset1Consumed,
 		Doc:     "Y = X if X >= 0 else slope*X elementwise; slope broadcasts to X.",
 		Inputs:  []InputSpec{{Name: "X"}, {Name: "slope"}},
-		Outputs: outY, MinOpset: 9, Elementwise: true, Infer: inferPRelu,
-	})
-	registerVariadic("Sum", "Elementwise sum of all inputs with numpy broadcasting.", inferVariadic(BinAdd))
-	registerVariadic("Mean", "Elementwise mean of all inputs with numpy broadcasting.", inferMean)
+		Outputs: outY, MinOpset: 9, Elementwise: true, Binary: BinPRelu, Work: workPerOutput, Infer: inferPRelu,
+	},
+	variadicRow("Sum", "Elementwise sum of all inputs with numpy broadcasting.", BinAdd, inferVariadic),
+	variadicRow("Mean", "Elementwise mean of all inputs with numpy broadcasting.", BinNone, inferMean),
 }
+
+// signedRow is the row of an elementwise op f of one signed input whose
+// known values propagate through f.
+func signedRow(op, doc string, f func(float64) float64) OpSchema {
+	return OpSchema{
+		Op: op, Doc: doc, Inputs: inX, Outputs: outY,
+		MinOpset: 9, Elementwise: true, Unary: unaryOf(f), Work: workPerOutput, Infer: inferUnaryKnown,
+	}
+}
+
+// predicateRow is the row of a bool-valued test f of each float element.
+func predicateRow(op, doc string, min int64, f UnaryFunc, attrs ...AttrSpec) OpSchema {
+	return OpSchema{
+		Op: op, Doc: doc, Inputs: inX, Outputs: outY, Attrs: attrs,
+		MinOpset: min, Elementwise: true, Unary: f, Work: workPerOutput, Infer: inferPredicate,
+	}
+}
+
+// logicRow is the row of a commutative logical op of two bool tensors, of
+// opset 1 (legacy broadcasting until opset 7).
+func logicRow(op, what string, bin BinaryOp) OpSchema {
+	return OpSchema{
+		Op: op, Doc: "C = A " + what + " B for bool tensors with numpy broadcasting.",
+		History: opset1Broadcast,
+		Inputs:  inAB, Outputs: outC, MinOpset: 9, Commutative: true, Elementwise: true,
+		Binary: bin, Work: workPerOutput, Infer: inferCompare(isBoolType, "bool"),
+	}
+}
+
+// compareRow is the row of an ordered comparison with a bool output.
+func compareRow(op, what string, bin BinaryOp, min int64) OpSchema {
+	return OpSchema{
+		Op: op, Doc: "C = (A " + what + " B) elementwise with numpy broadcasting; C is bool.",
+		Inputs: inAB, Outputs: outC, MinOpset: min, Elementwise: true,
+		Binary: bin, Work: workPerOutput, Infer: inferCompare(isNumericType, "a numeric type"),
+	}
+}
+
+// isBoolType accepts bool.
+func isBoolType(d DType) bool { return d == Bool }
 
 // inferUnaryKnown is inferUnary for signed numbers that also propagates
-// small known values through f (shape arithmetic negates and takes
-// absolute values).
-func inferUnaryKnown(f func(float64) float64) InferFunc {
-	base := inferUnary(isSignedType, "a signed numeric type")
-	return func(n *Node) error {
-		if err := base(n); err != nil {
-			return err
-		}
-		t := valueOf(n.Inputs[0])
-		if t == nil || !knownDType(t.DType) || t.DType == Bool || t.Len() > maxKnownElems {
-			return nil
-		}
-		v, err := t.AsFloat64()
-		if err != nil {
-			return nil
-		}
-		out := make([]float64, len(v))
-		for i, x := range v {
-			out[i] = f(x)
-		}
-		setKnown(n, 0, tensorFromFloat64(t.DType, append([]int(nil), t.Shape...), out))
+// small known values through the row's function (shape arithmetic negates
+// and takes absolute values).
+func inferUnaryKnown(n *Node) error {
+	if err := inferUnary(isSignedType, "a signed numeric type")(n); err != nil {
+		return err
+	}
+	t := valueOf(n.Inputs[0])
+	if t == nil || !knownDType(t.DType) || t.DType == Bool || t.Len() > maxKnownElems {
 		return nil
 	}
-}
-
-// signOf returns -1, 0 or 1 by the sign of x, and NaN for NaN.
-func signOf(x float64) float64 {
-	switch {
-	case x > 0:
-		return 1
-	case x < 0:
-		return -1
+	v, err := t.AsFloat64()
+	if err != nil {
+		return nil
 	}
-	return x
+	f := n.Schema().Unary(n)
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = f(x)
+	}
+	setKnown(n, 0, tensorFromFloat64(t.DType, append([]int(nil), t.Shape...), out))
+	return nil
 }
 
 // isSignedType accepts floats and signed integers.
@@ -190,31 +208,22 @@ func inferPRelu(n *Node) error {
 	return nil
 }
 
-// inferMean is Sum's inference for float inputs, without constant
-// propagation.
+// inferMean is Sum's inference for float inputs; its row has no Binary
+// function, so known values do not propagate.
 func inferMean(n *Node) error {
 	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
 		return err
 	}
-	if err := inferVariadic(BinAdd)(n); err != nil {
-		return err
-	}
-	if o := n.Output(0); o != nil {
-		o.Known = nil
-	}
-	return nil
+	return inferVariadic(n)
 }
 
 // inferMod is inferBinary with Mod's fmod attribute in the constant
 // propagation (integer shapes are often computed modulo a window size).
 func inferMod(n *Node) error {
-	if err := inferBinary(BinAdd, false)(n); err != nil {
+	if err := inferBinary(false)(n); err != nil {
 		return err
 	}
 	o := n.Output(0)
-	if o != nil {
-		o.Known = nil
-	}
 	if o == nil || !allKnown(n) || !smallOut(o.Shape) || o.DType.IsFloat() {
 		return nil
 	}

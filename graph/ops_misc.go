@@ -4,12 +4,16 @@ import "fmt"
 
 // Identity, Dropout, Constant, Shape, Cast.
 
-func init() {
-	Register(&OpSchema{Op: "Identity", MinOpset: 9, Movement: true, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
-		Doc: "output = input."})
-	Register(&OpSchema{
-		Op:       "Dropout",
+// miscOps are the rows of this file.
+var miscOps = []OpSchema{
+	{Op: "Identity", MinOpset: 9, History: opset1, Movement: true, Exact: ExactMove, Infer: inferIdentity, Inputs: ins("input"), Outputs: ins("output"),
+		Doc: "output = input."},
+	{
+		Op: "Dropout",
+		History: History{First: 1, AttrSince: map[string]int64{"seed": 12}, InputSince: map[int]int64{2: 12},
+			OutputSince: map[int]int64{1: 10}, Obsolete: map[string]int64{"is_test": 1}, ConsumedBefore: 6, TestModeBefore: 7},
 		Movement: true,
+		Exact:    ExactMove,
 		Doc:      "Inference dropout: output = data; the optional mask is all true.",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "ratio", Optional: true},
 			{Name: "training_mode", Optional: true}},
@@ -18,16 +22,20 @@ func init() {
 		AttrInputs: []AttrInput{{Attr: "ratio", Input: 1, Since: 12, DType: Float32}},
 		MinOpset:   9,
 		Infer:      inferDropout,
-	})
-	Register(&OpSchema{Op: "Constant", MinOpset: 9, Movement: true, Infer: inferConstant, Outputs: ins("output"),
+	},
+	{Op: "Constant", MinOpset: 9, Movement: true, Infer: inferConstant, Outputs: ins("output"),
+		History: History{First: 1, AttrSince: map[string]int64{"value_float": 12, "value_floats": 12,
+			"value_int": 12, "value_ints": 12, "value_string": 12, "value_strings": 12}},
 		Attrs: []AttrSpec{{Name: "value", Kind: AttrTensor}, {Name: "value_float", Kind: AttrFloat}, {Name: "value_floats", Kind: AttrFloats}, {Name: "value_int", Kind: AttrInt}, {Name: "value_ints", Kind: AttrInts}, {Name: "value_string", Kind: AttrString}, {Name: "value_strings", Kind: AttrStrings}},
-		Doc:   "output = the tensor given by exactly one of the value* attributes."})
-	Register(&OpSchema{Op: "Shape", MinOpset: 9, Movement: true, Infer: inferShape, Inputs: ins("data"), Outputs: ins("shape"),
-		Attrs: []AttrSpec{{Name: "end", Kind: AttrInt}, intAttr("start", 0)},
-		Doc:   "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15)."})
-	Register(&OpSchema{Op: "Cast", MinOpset: 9, Movement: true, Infer: inferCast, Inputs: ins("input"), Outputs: ins("output"),
-		Attrs: []AttrSpec{intAttr("saturate", 1), {Name: "to", Kind: AttrInt, Required: true}},
-		Doc:   "output = input converted elementwise to dtype to (saturate clips float8 conversions)."})
+		Doc:   "output = the tensor given by exactly one of the value* attributes."},
+	{Op: "Shape", MinOpset: 9, Movement: true, Infer: inferShape, Inputs: ins("data"), Outputs: ins("shape"),
+		History: History{First: 1, AttrSince: map[string]int64{"end": 15, "start": 15}},
+		Attrs:   []AttrSpec{{Name: "end", Kind: AttrInt}, intAttr("start", 0)},
+		Doc:     "shape = the dimensions of data as a 1-D int64 tensor, optionally only dims[start:end] (start/end need opset 15)."},
+	{Op: "Cast", MinOpset: 9, Movement: true, Infer: inferCast, Inputs: ins("input"), Outputs: ins("output"),
+		History: History{First: 1, AttrSince: map[string]int64{"saturate": 19}},
+		Attrs:   []AttrSpec{intAttr("saturate", 1), {Name: "to", Kind: AttrInt, Required: true}},
+		Doc:     "output = input converted elementwise to dtype to (saturate clips float8 conversions)."},
 }
 
 func inferIdentity(n *Node) error {

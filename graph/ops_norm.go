@@ -4,19 +4,23 @@ import "fmt"
 
 // Normalisation operators.
 
-func init() {
-	Register(&OpSchema{Op: "Softmax", MinOpset: 9, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
-		Attrs: []AttrSpec{intAttr("axis", -1)},
-		Doc:   "output = exp(input) / sum(exp(input)) along one axis (opset-13 semantics: only that axis, not the flattened tail)."})
-	Register(&OpSchema{Op: "LayerNormalization", MinOpset: 17, Infer: inferLayerNorm, Inputs: []InputSpec{req("X"), req("Scale"), opt("B")}, Outputs: []InputSpec{req("Y"), opt("Mean"), opt("InvStdDev")},
+// normOps are the rows of this file.
+var normOps = []OpSchema{
+	{Op: "Softmax", MinOpset: 9, NonNegative: true, Work: workPerOutput, Infer: inferSoftmax, Inputs: ins("input"), Outputs: ins("output"),
+		History: History{First: 1, FlattenBefore: 13},
+		Attrs:   []AttrSpec{intAttr("axis", -1)},
+		Doc:     "output = exp(input) / sum(exp(input)) along one axis (opset-13 semantics: only that axis, not the flattened tail)."},
+	{Op: "LayerNormalization", MinOpset: 17, Work: workPerOutput, Infer: inferLayerNorm, Inputs: []InputSpec{req("X"), req("Scale"), opt("B")}, Outputs: []InputSpec{req("Y"), opt("Mean"), opt("InvStdDev")},
 		Attrs: []AttrSpec{intAttr("axis", -1), floatAttr("epsilon", 1e-5), intAttr("stash_type", 1)},
-		Doc:   "Y = (X - mean) / sqrt(var + epsilon) * Scale + B, statistics over axes [axis, rank); Mean and InvStdDev optionally returned."})
-	Register(&OpSchema{Op: "BatchNormalization", MinOpset: 9, Infer: inferBatchNorm, Inputs: ins("X", "scale", "B", "input_mean", "input_var"), Outputs: []InputSpec{
+		Doc:   "Y = (X - mean) / sqrt(var + epsilon) * Scale + B, statistics over axes [axis, rank); Mean and InvStdDev optionally returned."},
+	{Op: "BatchNormalization", MinOpset: 9, Work: workPerOutput, Infer: inferBatchNorm, Inputs: ins("X", "scale", "B", "input_mean", "input_var"), Outputs: []InputSpec{
 		{Name: "Y"}, {Name: "running_mean", Optional: true}, {Name: "running_var", Optional: true},
 		{Name: "saved_mean", Optional: true}, {Name: "saved_var", Optional: true},
 	},
+		History: History{First: 1, AttrSince: map[string]int64{"training_mode": 14}, OutputSince: map[int]int64{1: 14, 2: 14, 3: 14, 4: 14},
+			Obsolete: map[string]int64{"spatial": 1}, ConsumedBefore: 6, ConsumedRequired: true, TestModeBefore: 7},
 		Attrs: []AttrSpec{floatAttr("epsilon", 1e-5), floatAttr("momentum", 0.9), intAttr("training_mode", 0)},
-		Doc:   "Inference batch norm: Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B per channel (axis 1); extra training outputs of older opsets are tolerated."})
+		Doc:   "Inference batch norm: Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B per channel (axis 1); extra training outputs of older opsets are tolerated."},
 }
 
 func inferSoftmax(n *Node) error {

@@ -5,33 +5,41 @@ import "fmt"
 // More normalisation operators: LogSoftmax, Hardmax, InstanceNormalization,
 // GroupNormalization, LRN, MeanVarianceNormalization and GlobalMaxPool.
 
-func init() {
-	axisOp := func(op, doc string) {
-		Register(&OpSchema{
-			Op: op, Doc: doc,
-			Inputs:   []InputSpec{{Name: "input"}},
-			Outputs:  []InputSpec{{Name: "output"}},
-			Attrs:    []AttrSpec{{Name: "axis", Kind: AttrInt, Default: defInt(-1)}},
-			MinOpset: 9,
-			Infer:    inferSoftmax,
-		})
-	}
-	axisOp("LogSoftmax", "output = input - log(sum(exp(input))) along one axis (opset-13 semantics: only that axis).")
-	axisOp("Hardmax", "output = 1 at the first maximum along one axis, 0 elsewhere (opset-13 semantics: only that axis).")
-	Register(&OpSchema{Op: "InstanceNormalization", MinOpset: 9, Infer: inferChannelNorm(false), Inputs: ins("input", "scale", "B"), Outputs: ins("output"),
-		Attrs: []AttrSpec{floatAttr("epsilon", 1e-5)},
-		Doc:   "output = (input - mean) / sqrt(var + epsilon) * scale[c] + B[c], statistics per sample and channel over the spatial axes."})
-	Register(&OpSchema{Op: "GroupNormalization", MinOpset: 21, Infer: inferChannelNorm(true), Inputs: ins("X", "scale", "bias"), Outputs: ins("Y"),
-		Attrs: []AttrSpec{floatAttr("epsilon", 1e-5), {Name: "num_groups", Kind: AttrInt, Required: true}, intAttr("stash_type", 1)},
-		Doc:   "Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c], statistics per sample over each of num_groups channel groups and the spatial axes."})
-	Register(&OpSchema{Op: "LRN", MinOpset: 9, Infer: inferLRN, Inputs: ins("X"), Outputs: ins("Y"),
+// normMoreOps are the rows of this file.
+var normMoreOps = []OpSchema{
+	axisRow("LogSoftmax", "output = input - log(sum(exp(input))) along one axis (opset-13 semantics: only that axis)."),
+	axisRow("Hardmax", "output = 1 at the first maximum along one axis, 0 elsewhere (opset-13 semantics: only that axis)."),
+	{Op: "InstanceNormalization", MinOpset: 9, Work: workPerOutput, Infer: inferChannelNorm(false), Inputs: ins("input", "scale", "B"), Outputs: ins("output"),
+		History: opset1Consumed,
+		Attrs:   []AttrSpec{floatAttr("epsilon", 1e-5)},
+		Doc:     "output = (input - mean) / sqrt(var + epsilon) * scale[c] + B[c], statistics per sample and channel over the spatial axes."},
+	{Op: "GroupNormalization", MinOpset: 21, Work: workPerOutput, Infer: inferChannelNorm(true), Inputs: ins("X", "scale", "bias"), Outputs: ins("Y"),
+		History: History{AttrSince: map[string]int64{"stash_type": 21}},
+		Attrs:   []AttrSpec{floatAttr("epsilon", 1e-5), {Name: "num_groups", Kind: AttrInt, Required: true}, intAttr("stash_type", 1)},
+		Doc:     "Y = (X - mean) / sqrt(var + epsilon) * scale[c] + bias[c], statistics per sample over each of num_groups channel groups and the spatial axes."},
+	{Op: "LRN", MinOpset: 9, History: opset1, Work: workPerOutput, Infer: inferLRN, Inputs: ins("X"), Outputs: ins("Y"),
 		Attrs: []AttrSpec{floatAttr("alpha", 1e-4), floatAttr("beta", 0.75), floatAttr("bias", 1), {Name: "size", Kind: AttrInt, Required: true}},
-		Doc:   "y = x / (bias + alpha/size * sum of x² over size neighbouring channels)^beta."})
-	Register(&OpSchema{Op: "MeanVarianceNormalization", MinOpset: 13, Infer: inferMVN, Inputs: ins("X"), Outputs: ins("Y"),
+		Doc:   "y = x / (bias + alpha/size * sum of x² over size neighbouring channels)^beta."},
+	{Op: "MeanVarianceNormalization", MinOpset: 13, Work: workPerOutput, Infer: inferMVN, Inputs: ins("X"), Outputs: ins("Y"),
 		Attrs: []AttrSpec{{Name: "axes", Kind: AttrInts, Default: defInts(0, 2, 3)}},
-		Doc:   "Y = (X - mean) / sqrt(var), statistics over axes (default N, H, W); no epsilon beyond 1e-9."})
-	Register(&OpSchema{Op: "GlobalMaxPool", MinOpset: 9, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
-		Doc: "Maximum over all spatial axes of X [N,C,D...], giving [N,C,1...]."})
+		Doc:   "Y = (X - mean) / sqrt(var), statistics over axes (default N, H, W); no epsilon beyond 1e-9."},
+	{Op: "GlobalMaxPool", MinOpset: 9, History: opset1, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+		Doc: "Maximum over all spatial axes of X [N,C,D...], giving [N,C,1...]."},
+}
+
+// axisRow is the row of a Softmax-like op along one axis (opset 1; until
+// opset 13 axis flattened the input to 2-D).
+func axisRow(op, doc string) OpSchema {
+	return OpSchema{
+		Op: op, Doc: doc,
+		History:  History{First: 1, FlattenBefore: 13},
+		Inputs:   []InputSpec{{Name: "input"}},
+		Outputs:  []InputSpec{{Name: "output"}},
+		Attrs:    []AttrSpec{intAttr("axis", -1)},
+		MinOpset: 9,
+		Work:     workPerOutput,
+		Infer:    inferSoftmax,
+	}
 }
 
 // inferChannelNorm checks X [N,C,...] and per-channel scale and bias.

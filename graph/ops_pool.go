@@ -4,20 +4,23 @@ import "fmt"
 
 // Pooling operators.
 
-func init() {
-	Register(poolSchema("MaxPool", "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
-		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order"))
-	Register(poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
-		outY, "count_include_pad"))
-	Register(&OpSchema{Op: "GlobalAveragePool", MinOpset: 9, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
-		Doc: "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...]."})
+// poolOps are the rows of this file.
+var poolOps = []OpSchema{
+	poolSchema("MaxPool", "Maximum over sliding windows of the spatial axes of X [N,C,D...]; Indices holds flat argmax positions.",
+		[]InputSpec{{Name: "Y"}, {Name: "Indices", Optional: true}}, "storage_order").
+		history(History{First: 1, AttrSince: map[string]int64{"ceil_mode": 10, "dilations": 10, "storage_order": 8}, OutputSince: map[int]int64{1: 8}}),
+	poolSchema("AveragePool", "Mean over sliding windows of the spatial axes of X [N,C,D...]; padding counts only if count_include_pad.",
+		outY, "count_include_pad").
+		history(History{First: 1, AttrSince: map[string]int64{"ceil_mode": 10, "count_include_pad": 7, "dilations": 19}}),
+	{Op: "GlobalAveragePool", MinOpset: 9, History: opset1, Work: workPerInput, Infer: inferGlobalPool, Inputs: inX, Outputs: outY,
+		Doc: "Mean over all spatial axes of X [N,C,D...], giving [N,C,1...]."},
 }
 
 // poolSchema is the table row of a windowed pooling op: input X, the
 // window attributes with a required kernel_shape, ceil_mode and the int
 // attribute flag (default 0).
-func poolSchema(op, doc string, outputs []InputSpec, flag string) *OpSchema {
-	return &OpSchema{
+func poolSchema(op, doc string, outputs []InputSpec, flag string) OpSchema {
+	return OpSchema{
 		Op:      op,
 		Window:  true,
 		Doc:     doc,
@@ -28,6 +31,7 @@ func poolSchema(op, doc string, outputs []InputSpec, flag string) *OpSchema {
 			AttrSpec{Name: flag, Kind: AttrInt, Default: defInt(0)},
 		),
 		MinOpset: 9,
+		Work:     workWindow,
 		Infer:    inferPool,
 	}
 }

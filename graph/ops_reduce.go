@@ -4,19 +4,22 @@ import "fmt"
 
 // Reductions.
 
-func init() {
-	registerReduce("ReduceMean", "the mean", 18)
-	registerReduce("ReduceSum", "the sum", 13)
-	registerReduce("ReduceMax", "the maximum", 18)
+// reduceOps are the rows of this file.
+var reduceOps = []OpSchema{
+	reduceRow("ReduceMean", "the mean", 18, workPerInput),
+	reduceRow("ReduceSum", "the sum", 13, workPerInput),
+	reduceRow("ReduceMax", "the maximum", 18, workPerInput),
 }
 
-// registerReduce adds a Reduce op whose axes attribute became an input at
-// opset since.
-func registerReduce(op, what string, since int64) {
-	Register(&OpSchema{Op: op, MinOpset: 9, Infer: inferReduce, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
+// reduceRow is the row of a Reduce op of opset 1 whose axes attribute
+// became an input, and whose noop_with_empty_axes attribute came, at opset
+// since, and whose FLOPs work counts.
+func reduceRow(op, what string, since int64, work WorkFunc) OpSchema {
+	return OpSchema{Op: op, MinOpset: 9, Work: work, Infer: inferReduce,
+		History: History{First: 1, AttrSince: map[string]int64{"noop_with_empty_axes": since}}, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("reduced"),
 		Attrs:      []AttrSpec{intAttr("keepdims", 1), intAttr("noop_with_empty_axes", 0)},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: since, DType: Int64}},
-		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."})
+		Doc:        "reduced = " + what + " of data over axes (all axes when axes is empty, unless noop_with_empty_axes); reduced axes kept as size 1 if keepdims."}
 }
 
 func inferReduce(n *Node) error {

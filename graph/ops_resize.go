@@ -7,9 +7,12 @@ import (
 
 // Resize.
 
-func init() {
-	Register(&OpSchema{
+// resizeOps are the rows of this file.
+var resizeOps = []OpSchema{
+	{
 		Op: "Resize",
+		History: History{AttrSince: map[string]int64{"antialias": 18, "axes": 18, "cubic_coeff_a": 11,
+			"exclude_outside": 11, "extrapolation_value": 11, "keep_aspect_ratio_policy": 18}},
 		Doc: "Y = X resampled (nearest, linear or cubic) to sizes, or to floor(dims*scales); in opset 10 the " +
 			"inputs were only (X, scales), which the codec maps by position to inputs 0 and 2.",
 		Inputs: []InputSpec{{Name: "X"}, {Name: "roi", Optional: true, Param: true}, {Name: "scales", Optional: true, Param: true},
@@ -27,8 +30,9 @@ func init() {
 			{Name: "nearest_mode", Kind: AttrString, Default: defString("round_prefer_floor")},
 		},
 		MinOpset: 10,
+		Work:     workPerOutput,
 		Infer:    inferResize,
-	})
+	},
 }
 
 func inferResize(n *Node) error {

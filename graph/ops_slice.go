@@ -8,17 +8,22 @@ import (
 // Operators that select, join or pad elements: Concat, Split, Slice,
 // Gather, Pad.
 
-func init() {
-	Register(&OpSchema{Op: "Concat", MinOpset: 9, Movement: true, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
-		Attrs: []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
-		Doc:   "concat_result = the inputs joined along axis; all other dimensions must agree."})
-	Register(&OpSchema{Op: "Split", MinOpset: 9, Movement: true, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
+// sliceOps are the rows of this file.
+var sliceOps = []OpSchema{
+	{Op: "Concat", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferConcat, Inputs: []InputSpec{{Name: "inputs", Variadic: true}}, Outputs: ins("concat_result"),
+		History: opset1,
+		Attrs:   []AttrSpec{{Name: "axis", Kind: AttrInt, Required: true}},
+		Doc:     "concat_result = the inputs joined along axis; all other dimensions must agree."},
+	{Op: "Split", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferSplit, Inputs: []InputSpec{req("input"), optParam("split")}, Outputs: []InputSpec{{Name: "outputs", Variadic: true}},
+		History:    History{First: 1, AttrSince: map[string]int64{"num_outputs": 18}},
 		Attrs:      []AttrSpec{intAttr("axis", 0), {Name: "num_outputs", Kind: AttrInt}},
 		AttrInputs: []AttrInput{{Attr: "split", Input: 1, Since: 13, DType: Int64}},
-		Doc:        "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide)."})
-	Register(&OpSchema{
+		Doc:        "outputs = input cut along axis into pieces of the sizes in split, or into equal pieces (the last smaller when num_outputs, an opset-18 attribute, does not divide)."},
+	{
 		Op:       "Slice",
+		History:  History{First: 1, InputSince: map[int]int64{4: 10}},
 		Movement: true,
+		Exact:    ExactMove,
 		Doc:      "output = data[starts:ends:steps] on the listed axes, with numpy clamping of out-of-range bounds.",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "starts", Param: true}, {Name: "ends", Param: true},
 			{Name: "axes", Optional: true, Param: true}, {Name: "steps", Optional: true, Param: true}},
@@ -30,13 +35,16 @@ func init() {
 		},
 		MinOpset: 9,
 		Infer:    inferSlice,
-	})
-	Register(&OpSchema{Op: "Gather", MinOpset: 9, Movement: true, Infer: inferGather, Inputs: ins("data", "indices"), Outputs: ins("output"),
-		Attrs: []AttrSpec{intAttr("axis", 0)},
-		Doc:   "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices)."})
-	Register(&OpSchema{
+	},
+	{Op: "Gather", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferGather, Inputs: ins("data", "indices"), Outputs: ins("output"),
+		History: opset1,
+		Attrs:   []AttrSpec{intAttr("axis", 0)},
+		Doc:     "output = data indexed along axis by indices (negative indices count from the end); output rank is r-1+rank(indices)."},
+	{
 		Op:       "Pad",
+		History:  History{First: 1, InputSince: map[int]int64{3: 18}},
 		Movement: true,
+		Exact:    ExactMove,
 		Doc:      "output = data padded by pads ([begin..., end...], negative crops) using mode constant/reflect/edge/wrap (the axes input and wrap mode need opset 18, 19).",
 		Inputs: []InputSpec{{Name: "data"}, {Name: "pads", Param: true}, {Name: "constant_value", Optional: true},
 			{Name: "axes", Optional: true, Param: true}},
@@ -48,7 +56,7 @@ func init() {
 		},
 		MinOpset: 9,
 		Infer:    inferPad,
-	})
+	},
 }
 
 func inferConcat(n *Node) error {

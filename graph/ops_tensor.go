@@ -5,24 +5,31 @@ import "fmt"
 // Shape-changing operators that keep every element: Reshape, Flatten,
 // Squeeze, Unsqueeze, Transpose, Expand.
 
-func init() {
-	Register(&OpSchema{Op: "Reshape", MinOpset: 9, Movement: true, Infer: inferReshape, Inputs: []InputSpec{req("data"), param("shape")}, Outputs: ins("reshaped"),
+// tensorOps are the rows of this file.
+var tensorOps = []OpSchema{
+	{Op: "Reshape", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferReshape, Inputs: []InputSpec{req("data"), param("shape")}, Outputs: ins("reshaped"),
+		History: History{First: 1, AttrSince: map[string]int64{"allowzero": 14}, ConsumedBefore: 5,
+			LegacyAttrInputs: []AttrInput{{Attr: "shape", Input: 1, Since: 5, DType: Int64}}},
 		Attrs: []AttrSpec{intAttr("allowzero", 0)},
-		Doc:   "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero."})
-	Register(&OpSchema{Op: "Flatten", MinOpset: 9, Movement: true, Infer: inferFlatten, Inputs: ins("input"), Outputs: ins("output"),
+		Doc:   "reshaped = data with a new shape; in shape, -1 is inferred and 0 copies the input dimension unless allowzero."},
+	{Op: "Flatten", MinOpset: 9, History: opset1, Movement: true, Exact: ExactMove, Infer: inferFlatten, Inputs: ins("input"), Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", 1)},
-		Doc:   "output = input reshaped to 2-D [prod(dims[:axis]), prod(dims[axis:])]."})
-	Register(&OpSchema{Op: "Squeeze", MinOpset: 9, Movement: true, Infer: inferSqueeze, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("squeezed"),
+		Doc:   "output = input reshaped to 2-D [prod(dims[:axis]), prod(dims[axis:])]."},
+	{Op: "Squeeze", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferSqueeze, Inputs: []InputSpec{req("data"), optParam("axes")}, Outputs: ins("squeezed"),
+		History:    History{First: 1},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
-		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent)."})
-	Register(&OpSchema{Op: "Unsqueeze", MinOpset: 9, Movement: true, Infer: inferUnsqueeze, Inputs: []InputSpec{req("data"), param("axes")}, Outputs: ins("expanded"),
+		Doc:        "squeezed = data without the size-1 axes listed in axes (all size-1 axes when axes is absent)."},
+	{Op: "Unsqueeze", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferUnsqueeze, Inputs: []InputSpec{req("data"), param("axes")}, Outputs: ins("expanded"),
+		History:    History{First: 1},
 		AttrInputs: []AttrInput{{Attr: "axes", Input: 1, Since: 13, DType: Int64}},
-		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output."})
-	Register(&OpSchema{Op: "Transpose", MinOpset: 9, Movement: true, Infer: inferTranspose, Inputs: ins("data"), Outputs: ins("transposed"),
-		Attrs: []AttrSpec{{Name: "perm", Kind: AttrInts}},
-		Doc:   "transposed = data with axes permuted: output axis i is input axis perm[i] (default: reversed)."})
-	Register(&OpSchema{Op: "Expand", MinOpset: 9, Movement: true, Infer: inferExpand, Inputs: []InputSpec{req("input"), param("shape")}, Outputs: ins("output"),
-		Doc: "output = input broadcast (numpy rules, both ways) against the given shape."})
+		Doc:        "expanded = data with size-1 axes inserted at the positions axes of the output."},
+	{Op: "Transpose", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferTranspose, Inputs: ins("data"), Outputs: ins("transposed"),
+		History: opset1,
+		Attrs:   []AttrSpec{{Name: "perm", Kind: AttrInts}},
+		Doc:     "transposed = data with axes permuted: output axis i is input axis perm[i] (default: reversed)."},
+	{Op: "Expand", MinOpset: 9, Movement: true, Exact: ExactMove, Infer: inferExpand, Inputs: []InputSpec{req("input"), param("shape")}, Outputs: ins("output"),
+		History: History{First: 8},
+		Doc:     "output = input broadcast (numpy rules, both ways) against the given shape."},
 }
 
 func inferReshape(n *Node) error {

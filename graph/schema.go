@@ -68,23 +68,62 @@ type OpSchema struct {
 	// MinOpset is the first default-domain opset in which this operator (in
 	// the IR's form) can be exported.
 	MinOpset int64
+	// History states how the operator's older versions differ from the
+	// IR's form.
+	History History
 	// Commutative marks binary ops whose two inputs may be swapped.
 	Commutative bool
 	// Elementwise marks ops that apply per element with numpy broadcasting.
 	Elementwise bool
+	// Binary is the function of a binary elementwise op (variadic ones
+	// fold it over their inputs left to right): output element i is
+	// ApplyBinary(Binary, a[i], b[i]) of the inputs broadcast to the
+	// output's shape, 1 and 0 standing for true and false. Known values
+	// fold with it during inference when the row's Infer does. BinNone
+	// for other ops.
+	Binary BinaryOp
+	// Unary is the function of a one-input elementwise op, built from a
+	// node's attributes and evaluated in float64. Nil for other ops.
+	Unary UnaryFunc
 	// Movement marks ops that only move, select or reinterpret data (no
 	// arithmetic): they cost no FLOPs.
 	Movement bool
 	// Window marks ops with a sliding window whose strides, dilations,
 	// pads and kernel_shape default from the rank of input 0.
 	Window bool
+	// NonNegative marks ops whose outputs are never negative for finite
+	// inputs (NaN propagates): a value they produce satisfies a rule's
+	// nonneg condition.
+	NonNegative bool
+	// Exact is how exactly rule verification can evaluate the op.
+	Exact Exactness
 	// WeightDerived lists attributes that the weight input determines
 	// (Conv's kernel_shape is the weight's spatial shape): when absent
 	// they default from it, and a rewrite that changes the weights must
 	// not carry the old value over.
 	WeightDerived []string
-	Infer         InferFunc
+	// Work states the op's FLOPs (NodeWork, FLOPs); nil exactly for the
+	// Movement ops, which are free.
+	Work  WorkFunc
+	Infer InferFunc
 }
+
+// Exactness classes an op for exact rule verification, which runs a rule's
+// two sides in rational arithmetic when every op of both allows it.
+type Exactness uint8
+
+// The exactness classes.
+const (
+	// Inexact ops are only compared within a tolerance.
+	Inexact Exactness = iota
+	// ExactArith ops are polynomial or piecewise linear in their inputs,
+	// so that rational arithmetic evaluates them exactly.
+	ExactArith
+	// ExactMove ops only move or copy elements (or insert Pad's
+	// constants): running them on element numbers tells exactly where
+	// each output element comes from.
+	ExactMove
+)
 
 // ParamInputs returns the positions of s's Param inputs.
 func (s *OpSchema) ParamInputs() []int {
@@ -155,9 +194,9 @@ func schemaKey(domain, op string) string {
 	return domain + "::" + op
 }
 
-// Register adds s to the op-schema table. It panics on a duplicate: the
-// table is built from package-level data at init time.
-func Register(s *OpSchema) {
+// register adds s to the op-schema table. It panics on a duplicate: the
+// table is built from package-level data at init time (opTables).
+func register(s *OpSchema) {
 	k := schemaKey(s.Domain, s.Op)
 	if _, dup := schemaTable[k]; dup {
 		panic(fmt.Sprintf("graph: op %s registered twice", s.Op))

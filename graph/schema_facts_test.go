@@ -7,8 +7,9 @@ import (
 )
 
 // TestOpFacts pins the per-op flags of the table that other packages read
-// instead of keeping their own lists: Movement (models' FLOP count),
-// Window and WeightDerived (the effective attribute defaults of rules).
+// instead of keeping their own lists: Movement (free in the FLOP count),
+// Window and WeightDerived (the effective attribute defaults of rules),
+// NonNegative (rules' nonneg ranges) and Exact (exact rule verification).
 func TestOpFacts(t *testing.T) {
 	tests := []struct {
 		name string
@@ -23,6 +24,14 @@ func TestOpFacts(t *testing.T) {
 		{"WeightDerived kernel_shape", func(s *OpSchema) bool { return slices.Contains(s.WeightDerived, "kernel_shape") },
 			[]string{"Conv", "ConvTranspose"}},
 		{"any WeightDerived", func(s *OpSchema) bool { return len(s.WeightDerived) > 0 }, []string{"Conv", "ConvTranspose"}},
+		{"NonNegative", func(s *OpSchema) bool { return s.NonNegative }, []string{"Abs", "Exp", "Relu", "Sigmoid", "Softmax", "Sqrt"}},
+		{"ExactArith", func(s *OpSchema) bool { return s.Exact == ExactArith }, []string{
+			"Add", "Conv", "Gemm", "MatMul", "Max", "Min", "Mul", "Neg", "Relu", "Sub",
+		}},
+		{"ExactMove", func(s *OpSchema) bool { return s.Exact == ExactMove }, []string{
+			"Concat", "Dropout", "Expand", "Flatten", "Gather", "Identity", "Pad", "Reshape", "Slice", "Split", "Squeeze",
+			"Transpose", "Unsqueeze",
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

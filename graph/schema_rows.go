@@ -1,7 +1,9 @@
 package graph
 
 // Row builders for the op-schema table (ops_*.go): they keep a row to its
-// data, one line of structure and one of documentation.
+// data, one line of structure and one of documentation. The methods below
+// set one more fact on a row a family builder made
+// (unaryRow(...).nonNegative()).
 
 // ins returns required formal inputs (or outputs) with the given names, in
 // order.
@@ -33,4 +35,22 @@ func floatAttr(name string, def float32) AttrSpec {
 // stringAttr returns an optional string attribute that defaults to def.
 func stringAttr(name, def string) AttrSpec {
 	return AttrSpec{Name: name, Kind: AttrString, Default: defString(def)}
+}
+
+// nonNegative returns row s marked NonNegative.
+func (s OpSchema) nonNegative() OpSchema {
+	s.NonNegative = true
+	return s
+}
+
+// exact returns row s with exactness class e.
+func (s OpSchema) exact(e Exactness) OpSchema {
+	s.Exact = e
+	return s
+}
+
+// history returns row s with version history h.
+func (s OpSchema) history(h History) OpSchema {
+	s.History = h
+	return s
 }

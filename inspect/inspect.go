@@ -71,7 +71,7 @@ func Read(path string, shapes map[string][]int) (*Report, error) {
 	r.Observed, r.BindErr = measure.BindShapes(&bound, shapes)
 	if r.BindErr == nil {
 		r.Bound = bound.Graph
-		r.FLOPs = models.FLOPs(bound.Graph)
+		r.FLOPs = graph.FLOPs(bound.Graph)
 	}
 	return r, nil
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/models"
 )
 
 // RooflineName is the name of the Roofline latency model (`--runtime
@@ -57,7 +56,7 @@ func (r Roofline) Latency(m *graph.Model) (Stats, error) {
 			}
 		}
 	}
-	ns := float64(len(m.Graph.Nodes))*float64(perOp) + float64(models.FLOPs(m.Graph))/rate + bytes/bw
+	ns := float64(len(m.Graph.Nodes))*float64(perOp) + float64(graph.FLOPs(m.Graph))/rate + bytes/bw
 	d := time.Duration(ns)
 	return Stats{N: 1, Median: d, P10: d, P90: d, Min: d, Steady: d, Stable: true}, nil
 }

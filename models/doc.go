@@ -17,6 +17,6 @@
 // so that — like in a trained network — every BatchNormalization roughly
 // standardises its input and activations stay finite and unsaturated.
 //
-// List and Build form the registry used by the command line; Params and
-// FLOPs report model statistics for any graph.
+// List and Build form the registry used by the command line; Params
+// counts the parameters of any graph (graph.FLOPs its arithmetic).
 package models

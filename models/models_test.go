@@ -192,8 +192,8 @@ func TestBuildAll(t *testing.T) {
 				if p := Params(g); p != w.params {
 					t.Errorf("params = %d, want %d", p, w.params)
 				}
-				if FLOPs(g) <= 0 {
-					t.Errorf("FLOPs = %d, want > 0", FLOPs(g))
+				if graph.FLOPs(g) <= 0 {
+					t.Errorf("FLOPs = %d, want > 0", graph.FLOPs(g))
 				}
 				checkGolden(t, filepath.Join("testdata", s.Name+"_"+preset+".golden"), opCounts(g))
 			})
@@ -240,7 +240,7 @@ func TestCPUPresetBudget(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", s.Name, err)
 		}
-		if f := FLOPs(m.Graph); f < cpuMinFLOPs || f > cpuMaxFLOPs {
+		if f := graph.FLOPs(m.Graph); f < cpuMinFLOPs || f > cpuMaxFLOPs {
 			t.Errorf("%s cpu: %.3f GFLOP, want %.1f-%.1f", s.Name, float64(f)/1e9, cpuMinFLOPs/1e9, cpuMaxFLOPs/1e9)
 		}
 		paper, err := os.ReadFile(filepath.Join("testdata", s.Name+"_"+PresetPaper+".golden"))

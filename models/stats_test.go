@@ -35,7 +35,7 @@ func TestStatsSmallGraph(t *testing.T) {
 		2*10*4 + // Gemm: 2 x 10 outputs x K=4
 		10 + // Softmax
 		2*2*3*5*4) // MatMul: 2 x 30 outputs x K=4
-	if got := FLOPs(g); got != want {
+	if got := graph.FLOPs(g); got != want {
 		t.Errorf("FLOPs = %d, want %d", got, want)
 	}
 }

@@ -23,7 +23,7 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value, opset 
 	if s == nil || len(np.ProtoReflect().GetUnknown()) > 0 {
 		return nil, nil
 	}
-	if softmaxFamily[s.Op] && opset < 13 {
+	if opset < s.History.FlattenBefore {
 		return d.softmaxOld(np, ins, outs, s)
 	}
 	n := &graph.Node{
@@ -61,7 +61,7 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value, opset 
 		if !ok {
 			return nil, nil
 		}
-		if ignorable, obsolete := obsoleteAttrs[s.Op][name]; obsolete && ignorable(a) {
+		if keep, obsolete := s.History.Obsolete[name]; obsolete && a.Kind == graph.AttrInt && a.Int == keep {
 			continue
 		}
 		kept = append(kept, ap)

@@ -44,7 +44,8 @@
 //
 // A node of a model below opset 9 is first restated as the node an opset-9
 // model holds for the same computation, following the operator changelog
-// (legacy_tables.go), and then imported as above. The restatement drops
+// (each op's graph.OpSchema.History, and legacy_tables.go for changes
+// converted op by op), and then imported as above. The restatement drops
 // consumed_inputs; requires is_test=1 on BatchNormalization and Dropout
 // before opset 7 (the default was training mode); turns Cast-1's type
 // name, Pad-1's paddings, Reshape-1's shape attribute (now a constant

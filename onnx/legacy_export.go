@@ -9,7 +9,7 @@ type raiseFunc func(opset int64, format string, args ...any) error
 
 // opExists checks that n's operator can be written at opset: from its
 // schema's MinOpset on, or below opset 9 from the opset that introduced it
-// when the codec knows its history (legacyFirst).
+// when the codec converts its older versions (History.First).
 func opExists(n *graph.Node, s *graph.OpSchema, opset int64, raise raiseFunc) error {
 	if opset >= minIROpset || s.Domain != "" {
 		if opset < s.MinOpset {
@@ -17,8 +17,8 @@ func opExists(n *graph.Node, s *graph.OpSchema, opset int64, raise raiseFunc) er
 		}
 		return nil
 	}
-	first, ok := legacyFirst[n.Op]
-	if !ok {
+	first := s.History.First
+	if first == 0 {
 		to := max(s.MinOpset, minIROpset)
 		return raise(to, "op %s is written from opset %d", n.Op, to)
 	}
@@ -29,15 +29,15 @@ func opExists(n *graph.Node, s *graph.OpSchema, opset int64, raise raiseFunc) er
 }
 
 // legacyForm turns the attributes of n, already in opset-9 form, into the
-// form of opset (below 9), the reverse of decoder.upgrade. Where the old
-// operator depends on input shapes (binary operators before opset 7,
-// Max/Min before 8) they must be known.
-func legacyForm(n *graph.Node, opset int64, attrs graph.Attrs, raise raiseFunc) error {
+// form of opset (below 9), the reverse of decoder.upgrade; h is the
+// history of n's op. Where the old operator depends on input shapes
+// (binary operators before opset 7, Max/Min before 8) they must be known.
+func legacyForm(n *graph.Node, h graph.History, opset int64, attrs graph.Attrs, raise raiseFunc) error {
 	op := n.Op
-	if opset < consumedBefore[op] && consumedRequired[op] {
+	if opset < h.ConsumedBefore && h.ConsumedRequired {
 		attrs["consumed_inputs"] = graph.IntsAttr(make([]int64, len(n.Inputs))...)
 	}
-	if opset < testModeBefore[op] {
+	if opset < h.TestModeBefore {
 		attrs["is_test"] = graph.IntAttr(1)
 	}
 	switch {
@@ -45,7 +45,7 @@ func legacyForm(n *graph.Node, opset int64, attrs graph.Attrs, raise raiseFunc) 
 		if !sameOrSingle(n.Input(0), n.Input(1)) {
 			return raise(preluBroadcastSince, "PRelu before opset %d needs a one-element slope or one of X's shape", preluBroadcastSince)
 		}
-	case legacyBroadcast[op] && opset < numpyBroadcastSince:
+	case h.LegacyBroadcast && opset < numpyBroadcastSince:
 		a, b := n.Input(0), n.Input(1)
 		switch {
 		case a == nil || b == nil:
@@ -57,10 +57,10 @@ func legacyForm(n *graph.Node, opset int64, attrs graph.Attrs, raise raiseFunc) 
 			return raise(numpyBroadcastSince, "inputs %q and %q are not known to have one shape, or a shape %s before opset %d broadcasts B to (a trailing part of A, or one element)",
 				a.Name, b.Name, op, numpyBroadcastSince)
 		}
-	case opset < sameShapeBefore[op]:
+	case opset < h.SameShapeBefore:
 		for _, v := range n.Inputs {
 			if !sameKnownShape(n.Inputs[0], v) {
-				return raise(sameShapeBefore[op], "%s before opset %d needs inputs of one known shape", op, sameShapeBefore[op])
+				return raise(h.SameShapeBefore, "%s before opset %d needs inputs of one known shape", op, h.SameShapeBefore)
 			}
 		}
 	case op == "Gemm" && opset < gemmBroadcastBefore:

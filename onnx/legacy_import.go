@@ -49,26 +49,27 @@ func (d *decoder) legacyNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value) ([
 // something its own opset did not define.
 func (d *decoder) upgrade(np *onnxpb.NodeProto, ins, outs []*graph.Value) []legacyPiece {
 	op, o := np.GetOpType(), d.opset
-	if first, ok := legacyFirst[op]; !ok || o < first {
+	h := history(op)
+	if h.First == 0 || o < h.First {
 		return nil
 	}
 	u := shallowNode(np)
 	for _, ap := range u.Attribute {
-		if since, ok := attrSince[op][ap.GetName()]; ok && o < since {
+		if since, ok := h.AttrSince[ap.GetName()]; ok && o < since {
 			return nil
 		}
 	}
-	for i, since := range outputSince[op] {
+	for i, since := range h.OutputSince {
 		if o < since && i < len(outs) && outs[i] != nil {
 			return nil
 		}
 	}
-	if o < consumedBefore[op] {
+	if o < h.ConsumedBefore {
 		if ap := takeAttr(u, "consumed_inputs"); ap != nil && ap.GetType() != onnxpb.AttributeProto_INTS {
 			return nil
 		}
 	}
-	if o < testModeBefore[op] {
+	if o < h.TestModeBefore {
 		// The default, is_test=0, is training mode (batch statistics,
 		// random dropout).
 		if ap := takeAttr(u, "is_test"); !isIntAttr(ap, 1) {
@@ -81,9 +82,9 @@ func (d *decoder) upgrade(np *onnxpb.NodeProto, ins, outs []*graph.Value) []lega
 		if len(ins) != 2 || !sameOrSingle(ins[0], ins[1]) {
 			return nil
 		}
-	case legacyBroadcast[op] && o < numpyBroadcastSince:
+	case h.LegacyBroadcast && o < numpyBroadcastSince:
 		return d.upgradeBroadcast(p)
-	case o < sameShapeBefore[op]:
+	case o < h.SameShapeBefore:
 		for _, v := range ins[min(1, len(ins)):] {
 			if v == nil || ins[0] == nil || knownDifferent(ins[0], v) {
 				return nil

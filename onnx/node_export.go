@@ -64,11 +64,12 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 	extra := map[int]*graph.Tensor{} // constants to create for required inputs
 
 	switch {
-	case softmaxFamily[n.Op] && opset < 13:
+	case opset < s.History.FlattenBefore:
 		axis := n.AttrInt("axis")
 		x := n.Input(0)
 		if axis != -1 && !(x != nil && x.ShapeKnown && axis == int64(len(x.Shape))-1) {
-			return nil, raise(13, "axis %d is not known to be the last axis, and %s before opset 13 flattened the trailing axes", axis, n.Op)
+			return nil, raise(s.History.FlattenBefore, "axis %d is not known to be the last axis, and %s before opset %d flattened the trailing axes",
+				axis, n.Op, s.History.FlattenBefore)
 		}
 		// Keep the axis explicit: the default of older opsets was 1.
 		attrs["axis"] = graph.IntAttr(axis)
@@ -109,7 +110,7 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 		}
 		attrs[ai.Attr] = a
 	}
-	for i, since := range inputSince[n.Op] {
+	for i, since := range s.History.InputSince {
 		if opset < since {
 			if n.Input(i) != nil {
 				return nil, raise(since, "input %d exists from opset %d", i, since)
@@ -117,12 +118,12 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 			drop[i] = true
 		}
 	}
-	for i, before := range requiredBefore[n.Op] {
+	for i, before := range s.History.RequiredBefore {
 		if opset < before && n.Input(i) == nil {
 			return nil, raise(before, "input %d is required before opset %d", i, before)
 		}
 	}
-	for name, since := range attrSince[n.Op] {
+	for name, since := range s.History.AttrSince {
 		a, ok := attrs[name]
 		if !ok || opset >= since {
 			continue
@@ -134,12 +135,12 @@ func irNodeProto(n *graph.Node, opset int64, names nodeNames) (*onnxpb.NodeProto
 		return nil, raise(since, "attribute %s exists from opset %d", name, since)
 	}
 	for i := range n.Outputs {
-		if since, ok := outputSince[n.Op][i]; ok && opset < since && n.Outputs[i] != nil {
+		if since, ok := s.History.OutputSince[i]; ok && opset < since && n.Outputs[i] != nil {
 			return nil, raise(since, "output %d exists from opset %d", i, since)
 		}
 	}
 	if opset < minIROpset {
-		if err := legacyForm(n, opset, attrs, raise); err != nil {
+		if err := legacyForm(n, s.History, opset, attrs, raise); err != nil {
 			return nil, err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
-	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
@@ -141,7 +140,7 @@ func TestFuseAttention(t *testing.T) {
 			}
 			// The fused node counts its products: FLOPs drop only by the
 			// softmax and scaling work it absorbs.
-			if f0, f1 := models.FLOPs(before), models.FLOPs(out); f1 > f0 || float64(f1) < 0.9*float64(f0) {
+			if f0, f1 := graph.FLOPs(before), graph.FLOPs(out); f1 > f0 || float64(f1) < 0.9*float64(f0) {
 				t.Errorf("FLOPs %d -> %d after fusing, want within 10%% below", f0, f1)
 			}
 		})

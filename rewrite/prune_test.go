@@ -6,7 +6,6 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
-	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
@@ -157,7 +156,7 @@ func TestPruneDead(t *testing.T) {
 					t.Fatalf("not the same function (rel %g): %v", rel, err)
 				}
 			}
-			before, after := models.FLOPs(g), models.FLOPs(folded)
+			before, after := graph.FLOPs(g), graph.FLOPs(folded)
 			if cut := 1 - float64(after)/float64(before); cut < tt.minCut || after > before {
 				t.Errorf("FLOPs %d -> %d: cut %.3f, want at least %.2f", before, after, cut, tt.minCut)
 			}

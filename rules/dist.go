@@ -62,7 +62,7 @@ const (
 	RangeAny Range = iota
 	// RangeNonNeg ("nonneg") assumes every element is >= 0 (or NaN). A
 	// match proves it from a constant's data, or from the value's
-	// producer: one of NonNegOps.
+	// producer: an op the op-schema table marks NonNegative.
 	RangeNonNeg
 	// RangePos ("pos") assumes every element is > 0. Only a constant's
 	// data proves it (Exp and Sigmoid underflow to 0 in floating point),
@@ -81,15 +81,14 @@ func (r Range) String() string {
 	return ""
 }
 
-// NonNegOps are the ops whose outputs are never negative (for finite
-// inputs; NaN propagates): a value they produce satisfies RangeNonNeg.
-var NonNegOps = map[string]bool{"Relu": true, "Abs": true, "Exp": true, "Sigmoid": true, "Softmax": true, "Sqrt": true}
-
-// nonNegOpList names NonNegOps for messages ("Abs, Exp, ... or Sqrt").
+// nonNegOpList names the ops whose values satisfy RangeNonNeg
+// (graph.OpSchema.NonNegative) for messages ("Abs, Exp, ... or Sqrt").
 func nonNegOpList() string {
-	ops := make([]string, 0, len(NonNegOps))
-	for op := range NonNegOps {
-		ops = append(ops, op)
+	var ops []string
+	for _, s := range graph.Schemas() {
+		if s.NonNegative {
+			ops = append(ops, s.Op)
+		}
 	}
 	sort.Strings(ops)
 	return strings.Join(ops[:len(ops)-1], ", ") + " or " + ops[len(ops)-1]
@@ -170,7 +169,11 @@ func (r Range) proved(v *graph.Value, producer func(*graph.Value) *graph.Node) b
 		return r.holdsOn(v.Const)
 	case r == RangeNonNeg && producer != nil:
 		n := producer(v)
-		return n != nil && (n.Domain == "" || n.Domain == "ai.onnx") && NonNegOps[n.Op]
+		if n == nil {
+			return false
+		}
+		s := graph.Lookup(n.Domain, n.Op)
+		return s != nil && s.NonNegative
 	}
 	return false
 }

@@ -78,9 +78,9 @@
 // variable's values (every combination is verified; a rule may declare at
 // most MaxCombos). "nonneg" and "pos" after a template are value-range
 // assumptions that the matcher proves at every match (see Range): from a
-// constant's data, or for nonneg from the producing op (NonNegOps); "pos"
-// without isConst of the variable is rejected at load. Domains may be
-// expressions over symbols (ci in {g * cw},
+// constant's data, or for nonneg from the producing op (one the op table
+// marks NonNegative); "pos" without isConst of the variable is rejected at
+// load. Domains may be expressions over symbols (ci in {g * cw},
 // a in {len(b)}) and over attribute variables bound earlier
 // (q in {invPerm(p)}); a domain for a name in no template declares a free
 // symbol used only for sampling. Variables that a condition requires to be

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 )
@@ -67,7 +68,7 @@ func modelsListRun(o *modelsListOptions) error {
 			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", spec.Name, strings.Join(parts, " "), len(g.Nodes),
-			humanCount(float64(models.Params(g))), humanCount(float64(models.FLOPs(g))), desc)
+			humanCount(float64(models.Params(g))), humanCount(float64(graph.FLOPs(g))), desc)
 	}
 	return tw.Flush()
 }
@@ -123,6 +124,6 @@ func modelsExportRun(o *modelsExportOptions) error {
 	}
 	g := m.Graph
 	fmt.Fprintf(o.IO.Out, "wrote %s: %s (%s), %d nodes, %s parameters, %s FLOPs, in %v\n", o.Output, o.Name, o.Preset,
-		len(g.Nodes), humanCount(float64(models.Params(g))), humanCount(float64(models.FLOPs(g))), time.Since(start).Round(time.Millisecond))
+		len(g.Nodes), humanCount(float64(models.Params(g))), humanCount(float64(graph.FLOPs(g))), time.Since(start).Round(time.Millisecond))
 	return nil
 }

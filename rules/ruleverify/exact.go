@@ -16,22 +16,25 @@ import (
 // output (d its degree), and equality is exact rather than within a
 // tolerance.
 
-// exactArith are the ops evaluated with rational arithmetic below.
-var exactArith = map[string]bool{"Add": true, "Sub": true, "Mul": true, "Neg": true, "Relu": true, "Max": true, "Min": true, "MatMul": true, "Gemm": true, "Conv": true}
+// The op-schema table classes each op (graph.OpSchema.Exact): the
+// graph.ExactArith ops are evaluated with rational arithmetic below, the
+// graph.ExactMove ops (which only move or copy elements, or insert the
+// zeros and constants of Pad) are run by the float executor on element
+// numbers, which tells where each output element comes from.
 
-// exactMove are the ops that only move or copy elements (or insert the
-// zeros and constants of Pad): they are run by the float executor on
-// element numbers, which tells where each output element comes from.
-var exactMove = map[string]bool{"Concat": true, "Split": true, "Slice": true, "Transpose": true, "Reshape": true, "Pad": true,
-	"Flatten": true, "Squeeze": true, "Unsqueeze": true, "Identity": true, "Dropout": true, "Expand": true, "Gather": true}
+// exactness returns n's exactness class (graph.Inexact for ops outside
+// the table).
+func exactness(n *graph.Node) graph.Exactness {
+	if s := graph.Lookup(n.Domain, n.Op); s != nil {
+		return s.Exact
+	}
+	return graph.Inexact
+}
 
 // exactable reports whether every node of g can be evaluated exactly.
 func exactable(g *graph.Graph) bool {
 	for _, n := range g.Nodes {
-		if n.Domain != "" && n.Domain != "ai.onnx" {
-			return false
-		}
-		if !exactArith[n.Op] && !exactMove[n.Op] {
+		if exactness(n) == graph.Inexact {
 			return false
 		}
 		if n.Op == "Pad" && n.AttrString("mode") != "" && n.AttrString("mode") != "constant" {
@@ -162,7 +165,7 @@ func input(n *graph.Node, i int, env map[*graph.Value]*rt) (*rt, error) {
 
 // exactNode evaluates one node.
 func exactNode(n *graph.Node, env map[*graph.Value]*rt) error {
-	if exactMove[n.Op] {
+	if exactness(n) == graph.ExactMove {
 		return exactMoveNode(n, env)
 	}
 	out, err := n.Outputs[0].StaticShape()
