@@ -83,14 +83,15 @@ func TestCorpusInterface(t *testing.T) {
 			if code, stdout, stderr := run(args...); code != exitOK {
 				t.Fatalf("optimize: exit %d: %s\n%s", code, stderr, stdout)
 			}
-			orig, err := onnx.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
+			var read [2]*graph.Model
+			for i, p := range []string{path, out} {
+				m, err := onnx.ReadFile(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				read[i] = m
 			}
-			opt, err := onnx.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			orig, opt := read[0], read[1]
 			sameInterface(t, "input", orig.Graph.Inputs, opt.Graph.Inputs)
 			sameInterface(t, "output", orig.Graph.Outputs, opt.Graph.Outputs)
 			sameAtBindings(t, be, orig, opt, m.maxSeq)
