@@ -604,6 +604,7 @@ func symExpand(n *Node) {
 }
 
 func symReshape(n *Node) {
+	symSameElems(n) // the elements keep their order: a shape tensor reshaped to [-1] keeps its labels
 	x, o := n.Inputs[0], n.Output(0)
 	spec, ok := elemsOf(n.Inputs[1])
 	if !ok || o == nil || len(spec) != len(o.Shape) {

@@ -38,6 +38,7 @@ func PruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 		p.names[v.Name] = true
 	}
 	for _, n := range g.Nodes {
+		p.names[n.Name] = true // node names share the namespace: ONNX Runtime rejects duplicates
 		for _, v := range n.Outputs {
 			if v != nil {
 				p.names[v.Name] = true

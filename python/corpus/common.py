@@ -47,3 +47,22 @@ def export(model, args, path, opset, input_names, output_names, dynamic_axes=Non
         do_constant_folding=True,
     )
     os.replace(tmp, path)
+
+
+def distinct_layers(model):
+    """Re-initialises every submodule: nn.TransformerEncoder deep-copies one
+    layer, and its copies would otherwise share their initial weights."""
+    for m in model.modules():
+        if m is not model and hasattr(m, "reset_parameters"):
+            m.reset_parameters()
+        if isinstance(m, torch.nn.MultiheadAttention):
+            m._reset_parameters()
+
+
+def perturb_norms(model):
+    """Gives LayerNorm layers weights near 1 and biases near 0 instead of
+    exactly 1 and 0, as trained models have."""
+    for m in model.modules():
+        if isinstance(m, torch.nn.LayerNorm) and m.elementwise_affine:
+            m.weight.data = 1.0 + 0.1 * torch.randn_like(m.weight)
+            m.bias.data = 0.1 * torch.randn_like(m.bias)

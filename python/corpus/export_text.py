@@ -6,6 +6,10 @@
   gpt_decoder: a GPT-style decoder (2 layers) with a causal mask built in the
       graph (triu + where), dynamic sequence axis.
   lstm_classifier: an embedding, a 1-layer LSTM and a linear head.
+  encoder_classifier_dyn, gpt_decoder_dyn: the same two transformers with
+      512 positions and dynamic batch and sequence axes (seeded as the
+      originals; their position tables differ in size, so their weights do
+      too).
 
 Usage: export_text.py OUTDIR [NAME...]
 """
@@ -18,7 +22,7 @@ import zlib
 import torch
 from torch import nn
 
-from common import export, seed_all
+from common import distinct_layers, export, seed_all
 
 
 class EncoderClassifier(nn.Module):
@@ -31,12 +35,7 @@ class EncoderClassifier(nn.Module):
         layer = nn.TransformerEncoderLayer(d, heads, ff, dropout=0.0, activation="gelu",
                                            batch_first=True, norm_first=False)
         self.encoder = nn.TransformerEncoder(layer, layers, enable_nested_tensor=False)
-        # TransformerEncoder deep-copies one layer: give every layer its own weights.
-        for m in self.encoder.modules():
-            if m is not self and hasattr(m, "reset_parameters"):
-                m.reset_parameters()
-            if isinstance(m, nn.MultiheadAttention):
-                m._reset_parameters()
+        distinct_layers(self.encoder)
         self.head = nn.Linear(d, classes)
 
     def forward(self, ids):
@@ -112,6 +111,10 @@ MODELS = {
     "gpt_decoder": (GPTDecoder, 500, 32, 17,
                     {"ids": {1: "seq"}, "logits": {1: "seq"}}),
     "lstm_classifier": (LSTMClassifier, 200, 16, 9, None),
+    "encoder_classifier_dyn": (lambda: EncoderClassifier(max_len=512), 1000, 128, 14,
+                               {"ids": {0: "batch", 1: "seq"}, "logits": {0: "batch"}}),
+    "gpt_decoder_dyn": (lambda: GPTDecoder(max_len=512), 500, 32, 17,
+                        {"ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}),
 }
 
 
@@ -121,7 +124,7 @@ def main():
     names = sys.argv[2:] or list(MODELS)
     for name in names:
         build, vocab, seq, opset, axes = MODELS[name]
-        seed_all(zlib.crc32(name.encode()))
+        seed_all(zlib.crc32(name.removesuffix("_dyn").encode()))
         model = build()
         ids = torch.randint(0, vocab, (1, seq))
         export(model, (ids,), os.path.join(out, name + ".onnx"), opset, ["ids"], ["logits"], axes)

@@ -1,5 +1,10 @@
 """Exports torchvision image models with random weights (fixed seeds) at small sizes.
 
+A name ending in _dyn is the model of the name without it, with the same
+weights and a dynamic batch axis. vit_torchvision is torchvision's ViT at a
+larger size than vit_tiny (3 layers, hidden 192, 3 heads, 64x64 images in
+8x8 patches) with a dynamic batch axis.
+
 Usage: export_vision.py OUTDIR
 """
 
@@ -28,6 +33,12 @@ def swin_tiny():
                            window_size=[4, 4], num_classes=10)
 
 
+def vit_torchvision():
+    """torchvision's ViT at a size where each of the 3 heads is 64 wide."""
+    return VisionTransformer(image_size=64, patch_size=8, num_layers=3, num_heads=3,
+                             hidden_dim=192, mlp_dim=768, num_classes=10)
+
+
 # name -> (constructor, input height/width, opset, batch axis dynamic)
 MODELS = {
     "resnet18": (lambda: tvm.resnet18(num_classes=10), 64, 9, False),
@@ -37,6 +48,12 @@ MODELS = {
     "mobilenet_v3_small": (lambda: tvm.mobilenet_v3_small(num_classes=10), 64, 13, True),
     "vit_tiny": (vit_tiny, 32, 14, False),
     "swin_tiny": (swin_tiny, 32, 16, False),
+    "resnet18_dyn": (lambda: tvm.resnet18(num_classes=10), 64, 9, True),
+    "squeezenet1_1_dyn": (lambda: tvm.squeezenet1_1(num_classes=10), 64, 10, True),
+    "efficientnet_b0_dyn": (lambda: tvm.efficientnet_b0(num_classes=10), 64, 12, True),
+    "vit_tiny_dyn": (vit_tiny, 32, 14, True),
+    "swin_tiny_dyn": (swin_tiny, 32, 16, True),
+    "vit_torchvision": (vit_torchvision, 64, 14, True),
 }
 
 
@@ -46,7 +63,7 @@ def main():
     names = sys.argv[2:] or list(MODELS)
     for name in names:
         build, hw, opset, dyn = MODELS[name]
-        seed_all(zlib.crc32(name.encode()))
+        seed_all(zlib.crc32(name.removesuffix("_dyn").encode()))
         model = build()
         x = torch.randn(1, 3, hw, hw)
         axes = {"image": {0: "batch"}, "logits": {0: "batch"}} if dyn else None
