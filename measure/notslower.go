@@ -27,21 +27,39 @@ type Decision struct {
 	// Optimised compares the original (A) with the optimised model (B).
 	Optimised Comparison
 	// Folded compares the original (A) with the folded model (B), when
-	// that was measured (the optimised model was not faster and the folded
-	// one differs from both).
+	// that was measured (the optimised model was not shown faster and the
+	// folded one differs from both).
 	Folded *Comparison
 	// Reason says why, in one sentence.
 	Reason string
 }
 
+// Written returns the comparison of the chosen model with the original,
+// nil when the original is chosen (nothing to compare: it is written as
+// it was given).
+func (d Decision) Written() *Comparison {
+	switch d.Choice {
+	case ChooseOptimised:
+		return &d.Optimised
+	case ChooseFolded:
+		if d.Folded != nil {
+			return d.Folded
+		}
+		return &d.Optimised
+	}
+	return nil
+}
+
 // DecideNotSlower implements "never slower": it times the optimised model
-// against the original, interleaved in be on the same inputs, and chooses
-// the optimised one only when it is measurably faster (the upper end of
-// the 99% confidence interval of the after/before ratio below 1).
-// Otherwise it times the folded model (nil: none) the same way and chooses
-// it when it is not slower (a median ratio of at most 1 and no measurable
-// slowdown), else the original. sameAsFolded tells that optimised and
-// folded are one graph (no rewrite was applied), so it is measured once.
+// against the original, interleaved in be on the same inputs (Compare's
+// sequential test), and chooses it only when the test shows it faster:
+// the 99% confidence interval of its latency ratio after/before, a ratio
+// of medians, lies wholly below 1. Otherwise it tests the folded model
+// (nil: none) the same way and chooses it under the same rule, else the
+// original. An interval within the equivalence margin of 1 is not enough:
+// a model that is no faster than the original is not worth a different
+// file. sameAsFolded tells that optimised and folded are one graph (no
+// rewrite was applied), so it is measured once.
 func DecideNotSlower(be Backend, orig, folded, optimised *graph.Model, sameAsFolded bool, in map[string]*graph.Tensor, opts MeasureOptions) (Decision, error) {
 	var d Decision
 	c, err := CompareModels(be, orig, optimised, in, opts)
@@ -49,26 +67,36 @@ func DecideNotSlower(be Backend, orig, folded, optimised *graph.Model, sameAsFol
 		return d, fmt.Errorf("timing the optimised model: %w", err)
 	}
 	d.Optimised = c
-	if c.RatioHi < 1 {
+	if c.Verdict == Faster {
 		d.Choice = ChooseOptimised
-		d.Reason = fmt.Sprintf("the optimised model is measurably faster (after/before %.3f, 99%% CI %.3f-%.3f)", c.Ratio, c.RatioLo, c.RatioHi)
+		d.Reason = "the optimised model is faster (" + speedupText(c) + ")"
 		return d, nil
 	}
 	if folded != nil && !sameAsFolded {
-		if c, err = CompareModels(be, orig, folded, in, opts); err != nil {
+		f, err := CompareModels(be, orig, folded, in, opts)
+		if err != nil {
 			return d, fmt.Errorf("timing the folded model: %w", err)
 		}
-		d.Folded = &c
-	}
-	if c.Ratio <= 1 && c.RatioLo <= 1 && folded != nil {
-		d.Choice = ChooseFolded
-		d.Reason = fmt.Sprintf("the optimised model is not measurably faster (after/before %.3f, 99%% CI %.3f-%.3f); the folded model is not slower (%.3f, %.3f-%.3f)",
-			d.Optimised.Ratio, d.Optimised.RatioLo, d.Optimised.RatioHi, c.Ratio, c.RatioLo, c.RatioHi)
+		d.Folded = &f
+		if f.Verdict == Faster {
+			d.Choice = ChooseFolded
+			d.Reason = "the optimised model is not shown faster (" + speedupText(c) + "); the folded model is faster (" + speedupText(f) + ")"
+			return d, nil
+		}
+		d.Choice = ChooseOriginal
+		d.Reason = "neither the optimised model (" + speedupText(c) + ") nor the folded one (" + speedupText(f) + ") is shown faster"
 		return d, nil
 	}
 	d.Choice = ChooseOriginal
-	d.Reason = fmt.Sprintf("the optimised model is not measurably faster (after/before %.3f, 99%% CI %.3f-%.3f), nor is folding alone", d.Optimised.Ratio, d.Optimised.RatioLo, d.Optimised.RatioHi)
+	d.Reason = "the optimised model is not shown faster (" + speedupText(c) + ")"
 	return d, nil
+}
+
+// speedupText formats a comparison's speedup, interval and verdict:
+// "speedup 1.232x, 99% CI 1.220-1.243, faster".
+func speedupText(c Comparison) string {
+	lo, hi := c.SpeedupCI()
+	return fmt.Sprintf("speedup %.3fx, 99%% CI %.3f-%.3f, %v", c.Speedup(), lo, hi, c.Verdict)
 }
 
 // CompareModels loads a and b in be and compares them interleaved on

@@ -37,6 +37,10 @@ func TestDecideNotSlower(t *testing.T) {
 		{name: "optimised slower, folded slower", orig: 1000 * us, folded: 1100 * us, optim: 1100 * us, want: ChooseOriginal, foldedMeasured: true},
 		{name: "no rewrite, folding slower", orig: 1000 * us, folded: 1200 * us, optim: 1200 * us, same: true, want: ChooseOriginal},
 		{name: "no rewrite, folding faster", orig: 1000 * us, folded: 800 * us, optim: 800 * us, same: true, want: ChooseOptimised},
+		// Not slower is not enough: a model is written only when shown
+		// faster.
+		{name: "all equal", orig: 1000 * us, folded: 1000 * us, optim: 1000 * us, want: ChooseOriginal, foldedMeasured: true},
+		{name: "no rewrite, folding changes nothing", orig: 1000 * us, folded: 1000 * us, optim: 1000 * us, same: true, want: ChooseOriginal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,6 +52,9 @@ func TestDecideNotSlower(t *testing.T) {
 			}
 			if d.Choice != tt.want || (d.Folded != nil) != tt.foldedMeasured || d.Reason == "" {
 				t.Errorf("got %v (folded measured %v, %s), want %v", d.Choice, d.Folded != nil, d.Reason, tt.want)
+			}
+			if w := d.Written(); (w == nil) != (d.Choice == ChooseOriginal) || w != nil && w.Verdict != Faster {
+				t.Errorf("%v written with comparison %v: want one that shows it faster, none for the original", d.Choice, w)
 			}
 		})
 	}
