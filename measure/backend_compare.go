@@ -31,11 +31,14 @@ type Comparison struct {
 	// looked at the data.
 	Verdict Verdict
 	Looks   int
-	// RatioP10 and RatioP90 bound the middle 80% of the pair ratios (each
-	// run of B over the run of A timed next to it); RatioMAD is their
-	// median absolute deviation from their median, relative to it: the
-	// run-to-run spread.
-	RatioP10, RatioP90, RatioMAD float64
+	// RatioP50 is the median of the pair ratios (each run of B over the
+	// run of A timed next to it); RatioP10 and RatioP90 bound their middle
+	// 80%, and RatioMAD is their median absolute deviation from RatioP50,
+	// relative to it: the run-to-run spread. On an idle machine RatioP50
+	// is close to Ratio; when other processes come and go it is steadier
+	// (each pair shares the load of its moment), but no one observes it
+	// as a latency, and no decision uses it.
+	RatioP50, RatioP10, RatioP90, RatioMAD float64
 	// MinRatio is the median over blocks of the ratio of each block's
 	// fastest B run to its fastest A run: the ratio on a machine that
 	// nothing else disturbs. It is reported beside Ratio, labelled as
@@ -85,8 +88,8 @@ func (c Comparison) Summary() string {
 
 // String formats the ratio, its interval and its spread.
 func (c Comparison) String() string {
-	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
-		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
+	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios median %.3f, p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
+		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP50, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
 	if c.CPURatio > 0 {
 		s += fmt.Sprintf("; CPU-time ratio %.3f", c.CPURatio)
 	}
@@ -208,8 +211,8 @@ func summarizeComparison(ra, rb *timedRuns, k, looks int, margin float64) Compar
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {
-		med := quantile(pr, 0.5)
-		c.RatioP10, c.RatioP90, c.RatioMAD = quantile(pr, 0.1), quantile(pr, 0.9), relMAD(pr, med)
+		c.RatioP50, c.RatioP10, c.RatioP90 = quantile(pr, 0.5), quantile(pr, 0.1), quantile(pr, 0.9)
+		c.RatioMAD = relMAD(pr, c.RatioP50)
 	}
 	if br := blockRatios(ra.wall, rb.wall, k); len(br) > 0 {
 		sort.Float64s(br)

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -135,9 +136,9 @@ func ratioInterval(a, b []time.Duration, alpha float64) (lo, hi float64) {
 }
 
 // drawUnits adds one to w[u] for each of len(w) units u drawn uniformly
-// with replacement. Two draws share one 64-bit random number (32 bits
-// each, scaled by multiplication: the bias is below 2^-32 per unit for
-// any realistic number of units).
+// with replacement. Two draws share one 64-bit random number, 32 bits
+// each scaled to [0, len(w)) by a multiplication: each unit's chance
+// differs from 1/len(w) by less than 2^-32.
 func drawUnits(r *rand.PCG, w []int32) {
 	n := uint64(len(w))
 	for i := uint64(0); i < n; i += 2 {
@@ -156,12 +157,14 @@ type unitRuns struct {
 	unit []int32
 }
 
+// sortUnits sorts the runs d, timed in ABBA units of bootstrapUnit runs
+// each, keeping each run's unit.
 func sortUnits(d []time.Duration) unitRuns {
 	idx := make([]int, len(d))
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortFunc(idx, func(i, j int) int { return int(d[i] - d[j]) })
+	slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(d[i], d[j]) })
 	s := unitRuns{v: make([]float64, len(d)), unit: make([]int32, len(d))}
 	for r, i := range idx {
 		s.v[r], s.unit[r] = float64(d[i]), int32(i/bootstrapUnit)
