@@ -31,6 +31,10 @@ type Comparison struct {
 	// looked at the data.
 	Verdict Verdict
 	Looks   int
+	// Inflation is the factor by which the interval's variance was
+	// raised for slow drifts of one model against the other (1: none
+	// found; see longRunInflation).
+	Inflation float64
 	// RatioP50 is the median of the pair ratios (each run of B over the
 	// run of A timed next to it); RatioP10 and RatioP90 bound their middle
 	// 80%, and RatioMAD is their median absolute deviation from RatioP50,
@@ -90,6 +94,9 @@ func (c Comparison) Summary() string {
 func (c Comparison) String() string {
 	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios median %.3f, p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
 		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP50, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
+	if c.Inflation > 1 {
+		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
+	}
 	if c.CPURatio > 0 {
 		s += fmt.Sprintf("; CPU-time ratio %.3f", c.CPURatio)
 	}
@@ -147,6 +154,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 	collectGarbage()
 	k := opts.BlockRuns
 	sched := lookSchedule{capBlocks: max(minCompareBlocks, (opts.MaxRuns+k-1)/k)}
+	inflation := 1.0
 	var ra, rb timedRuns
 	start := now()
 	for i := 0; ; i++ {
@@ -175,7 +183,8 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 		if !look {
 			continue
 		}
-		c := summarizeComparison(&ra, &rb, k, sched.taken, opts.Precision)
+		c := summarizeComparison(&ra, &rb, k, sched.taken, opts.Precision, inflation)
+		inflation = c.Inflation
 		if c.Verdict != Undecided || last {
 			return c, nil
 		}
@@ -198,16 +207,17 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 }
 
 // summarizeComparison computes the figures of one look at the runs (in
-// blocks of k) and reads its interval with the equivalence margin.
-func summarizeComparison(ra, rb *timedRuns, k, looks int, margin float64) Comparison {
+// blocks of k) and reads its interval with the equivalence margin;
+// inflation is the largest long-run inflation an earlier look found.
+func summarizeComparison(ra, rb *timedRuns, k, looks int, margin, inflation float64) Comparison {
 	c := Comparison{
 		A: summarizeRuns(ra.wall, k), B: summarizeRuns(rb.wall, k),
 		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Looks: looks,
 	}
-	c.Ratio, c.RatioLo, c.RatioHi = 1, 0, math.Inf(1)
+	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
 	if c.A.Median > 0 && c.B.Median > 0 {
 		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
-		c.RatioLo, c.RatioHi = ratioInterval(ra.wall, rb.wall, lookLevel)
+		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, lookLevel, inflation)
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {
