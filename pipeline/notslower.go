@@ -15,8 +15,10 @@ import (
 // w, and returns that model: one that the 99% interval of the ratio of
 // median latencies shows faster than the original, else s.Orig itself
 // (see measure.DecideNotSlower; WriteModel then copies the original file).
-// A chosen folded model is verified first.
-func (s *Start) ChooseNotSlower(w io.Writer, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
+// src is the file the original was read from ("": none); the original is
+// timed as that file when the backend can load it. A chosen folded model
+// is verified first.
+func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
 	name := measure.DefaultBackendName()
 	be, err := measure.NewBackend(name, m.Backend)
 	if err != nil {
@@ -26,8 +28,14 @@ func (s *Start) ChooseNotSlower(w io.Writer, optimised *graph.Model, m Measureme
 	if err != nil {
 		return nil, err
 	}
+	orig := measure.Original{Model: s.Orig}
+	if src != "" {
+		if orig.File, err = selfContained(src); err != nil {
+			return nil, err
+		}
+	}
 	same := s.Model.Graph.CanonicalHash() == optimised.Graph.CanonicalHash()
-	d, err := measure.DecideNotSlower(be, s.Orig, s.Model, optimised, same, in, m.Measure)
+	d, err := measure.DecideNotSlower(be, orig, s.Model, optimised, same, in, m.Measure)
 	if err != nil {
 		return nil, err
 	}

@@ -181,7 +181,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 			}
 		}
 		// Never slower: the measured decision picks what is written.
-		if res.Out, err = s.ChooseNotSlower(w, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+		if res.Out, err = s.ChooseNotSlower(w, cfg.Model, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
 			return nil, err
 		}
 	} else {

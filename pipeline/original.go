@@ -61,6 +61,24 @@ func CopyModelFile(src, dst string) error {
 	return nil
 }
 
+// selfContained returns the bytes of the ONNX file at path, or nil when
+// the model names external data files (loaded from bytes, they would be
+// looked for in the wrong place).
+func selfContained(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the original model: %w", err)
+	}
+	var mp onnxpb.ModelProto
+	if err := proto.Unmarshal(data, &mp); err != nil {
+		return nil, fmt.Errorf("%s: not a valid ONNX model: %w", path, err)
+	}
+	if len(externalLocations(&mp)) > 0 {
+		return nil, nil
+	}
+	return data, nil
+}
+
 // copyDataFile copies the file src to dst, creating dst's directory.
 func copyDataFile(src, dst string) error {
 	f, err := os.Open(src)

@@ -105,3 +105,21 @@ func TestWriteModelCopiesTheOriginal(t *testing.T) {
 		})
 	}
 }
+
+// TestSelfContained checks that the original's bytes are handed to the
+// backend only when they name no external data file.
+func TestSelfContained(t *testing.T) {
+	for _, tc := range []struct {
+		threshold int64
+		want      bool
+	}{{0, true}, {64, false}} {
+		src := dynamicMLP(t, t.TempDir(), "model.onnx", tc.threshold)
+		data, err := selfContained(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := os.ReadFile(src); (data != nil) != tc.want || data != nil && !bytes.Equal(data, want) {
+			t.Errorf("external data threshold %d: got %d bytes, want the file: %v", tc.threshold, len(data), tc.want)
+		}
+	}
+}
