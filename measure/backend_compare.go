@@ -85,9 +85,13 @@ func (c Comparison) Summary() string {
 	if c.Blocks > 0 {
 		k = c.Pairs / c.Blocks
 	}
-	return fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
+	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
 		c.Verdict, c.Looks, c.Blocks, k, inverse(c.MinRatio))
+	if c.Inflation > 1 {
+		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
+	}
+	return s
 }
 
 // String formats the ratio, its interval and its spread.
