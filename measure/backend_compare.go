@@ -9,69 +9,123 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// Comparison is the result of an interleaved A/B latency measurement.
+// Comparison is the result of an interleaved A/B latency measurement: a
+// sequential test of latency(B)/latency(A) (see the statistic described
+// in sequential.go).
 //
-// The runs are grouped in blocks: each block runs A and B BlockRuns times
-// each, alternating in ABBA order, and yields one block ratio, the fastest
-// B run of the block over its fastest A run. Noise from other processes on
-// the machine only ever adds time, so the fastest run of a short block is
-// the best estimate of the undisturbed latency, and A and B of one block
-// see the same machine.
+// The runs alternate A B B A; BlockRuns runs of each form a block, and
+// Compare looks at the data only at whole blocks. The figures a user sees
+// are the medians of all timed runs of each model (A.Median, B.Median);
+// Ratio is their ratio, so that a before/after pair printed beside the
+// speedup always agrees with it.
 type Comparison struct {
 	A, B Stats
-	// Ratio is the median over blocks of the block ratio latency(B) /
-	// latency(A): below 1 means B is faster.
+	// Ratio is B.Median / A.Median: below 1 means B is faster. Speedup
+	// returns its inverse.
 	Ratio float64
-	// RatioLo and RatioHi bound a distribution-free 99% confidence
-	// interval of the median ratio (from order statistics of the block
-	// ratios): the stated spread of Ratio.
+	// RatioLo and RatioHi bound the 99% confidence interval of Ratio from
+	// the sequential test: the interval of its last look, at the level
+	// that keeps every look's interval right with 99% probability.
 	RatioLo, RatioHi float64
-	// RatioP10 and RatioP90 bound the middle 80% of the block ratios.
-	RatioP10, RatioP90 float64
-	// RatioMAD is the median absolute deviation of the block ratios from
-	// Ratio, relative to Ratio.
-	RatioMAD float64
-	// CPURatio is the same median ratio computed from process CPU time
-	// instead of wall time (0 when the sessions use no measurable CPU
-	// time): a cross-check that is insensitive to being descheduled.
+	// Verdict is what the test concluded; Looks is how many times it
+	// looked at the data.
+	Verdict Verdict
+	Looks   int
+	// Inflation is the factor by which the interval's variance was
+	// raised for slow drifts of one model against the other (1: none
+	// found; see longRunInflation).
+	Inflation float64
+	// RatioP50 is the median of the pair ratios (each run of B over the
+	// run of A timed next to it); RatioP10 and RatioP90 bound their middle
+	// 80%, and RatioMAD is their median absolute deviation from RatioP50,
+	// relative to it: the run-to-run spread. On an idle machine RatioP50
+	// is close to Ratio; when other processes come and go it is steadier
+	// (each pair shares the load of its moment), but no one observes it
+	// as a latency, and no decision uses it.
+	RatioP50, RatioP10, RatioP90, RatioMAD float64
+	// MinRatio is the median over blocks of the ratio of each block's
+	// fastest B run to its fastest A run: the ratio on a machine that
+	// nothing else disturbs. It is reported beside Ratio, labelled as
+	// block minima; no decision uses it.
+	MinRatio float64
+	// CPURatio is the ratio of the median process CPU times of B's and
+	// A's runs (0 when the sessions use no measurable CPU time): a
+	// cross-check that is insensitive to being descheduled.
 	CPURatio float64
 	// Pairs is the number of timed runs of each model; Blocks the number
 	// of blocks they form.
 	Pairs, Blocks int
 }
 
+// Speedup returns A.Median / B.Median, the factor by which B is faster
+// (the inverse of Ratio).
+func (c Comparison) Speedup() float64 { return Speedup(c.A.Median, c.B.Median) }
+
+// SpeedupCI returns the 99% confidence interval of Speedup.
+func (c Comparison) SpeedupCI() (lo, hi float64) { return inverse(c.RatioHi), inverse(c.RatioLo) }
+
+func inverse(r float64) float64 {
+	if r <= 0 {
+		return math.Inf(1)
+	}
+	return 1 / r
+}
+
 // Significant reports whether 1.0 lies outside [RatioLo, RatioHi], that is,
-// whether A and B differ by more than the measurement's own spread.
+// whether the test showed B faster or slower.
 func (c Comparison) Significant() bool { return c.RatioLo > 1 || c.RatioHi < 1 }
 
-// String formats the ratio and its spread.
+// Summary formats the medians and the speedup they make, with its
+// interval, the verdict and the block-minima figure: "10.650ms -> 8.645ms:
+// speedup 1.232x (99% CI 1.220-1.243), faster after 3 looks (48 blocks of
+// 8 runs); block minima 1.300x".
+func (c Comparison) Summary() string {
+	lo, hi := c.SpeedupCI()
+	k := 0
+	if c.Blocks > 0 {
+		k = c.Pairs / c.Blocks
+	}
+	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
+		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
+		c.Verdict, c.Looks, c.Blocks, k, inverse(c.MinRatio))
+	if c.Inflation > 1 {
+		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
+	}
+	return s
+}
+
+// String formats the ratio, its interval and its spread.
 func (c Comparison) String() string {
-	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; block ratios p10 %.3f, p90 %.3f, MAD %.1f%%; %d blocks, %d runs each)",
-		c.Ratio, c.RatioLo, c.RatioHi, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.Blocks, c.Pairs)
+	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios median %.3f, p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
+		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP50, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
+	if c.Inflation > 1 {
+		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
+	}
 	if c.CPURatio > 0 {
 		s += fmt.Sprintf("; CPU-time ratio %.3f", c.CPURatio)
 	}
 	return s
 }
 
-// minCompareBlocks is the least number of blocks before Compare may stop:
-// with fewer, the 99% interval of the median spans almost all blocks.
+// minCompareBlocks is the least number of blocks before Compare looks at
+// the data, so that one look sees at least 12 blocks' worth of the
+// machine's moods.
 const minCompareBlocks = 12
 
-// compareMaxBlocks is Compare's block cap when MaxRuns is not set. The
-// half-width of the interval shrinks with the square root of the blocks:
-// block ratios spread by 3% (MAD) need about 200 blocks for ±1%, so the
-// cap is set above that and MaxTime is the working limit.
+// compareMaxBlocks is Compare's block cap when MaxRuns is not set. Runs
+// that spread by 3% (MAD) need about 60 blocks of 8 for an interval
+// within ±1% of equality; the cap leaves room for a busier machine, and
+// MaxTime is the working limit.
 const compareMaxBlocks = 300
 
-// Compare times sessions a and b alternately (ABBA order within blocks of
-// opts.BlockRuns runs each, so a slow drift of the machine affects both
-// equally) and reports each one's latency and the median block ratio with
-// its 99% confidence interval. After the warm-up (settling both sessions
-// when opts.Settle is set), timing continues past opts.Runs runs of each,
-// 12 blocks and MinTime until the interval's half-width is at most
-// opts.Precision of the ratio, or until MaxRuns (default 300 blocks) or
-// MaxTime is reached.
+// Compare times sessions a and b alternately (ABBA order, so that a slow
+// drift of the machine affects both equally) and runs the sequential test
+// described in sequential.go on the ratio of their median latencies.
+// After the warm-up (settling both sessions when opts.Settle is set), it
+// first looks at the data once opts.Runs runs of each, 12 blocks and
+// MinTime are behind it, and stops at the first look whose 99% interval
+// lies below 1, above 1 or within ±opts.Precision of 1; the last look is
+// at MaxRuns (default 300 blocks) or MaxTime, whatever its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	capSet := opts.MaxRuns > 0 && opts.MaxRuns >= opts.Runs
 	opts = opts.withDefaults()
@@ -102,6 +156,9 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 		}
 	}
 	collectGarbage()
+	k := opts.BlockRuns
+	sched := lookSchedule{capBlocks: max(minCompareBlocks, (opts.MaxRuns+k-1)/k)}
+	inflation := 1.0
 	var ra, rb timedRuns
 	start := now()
 	for i := 0; ; i++ {
@@ -119,25 +176,23 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 			return Comparison{}, err
 		}
 		n := len(ra.wall)
-		if n%opts.BlockRuns != 0 || n < opts.Runs || n < minCompareBlocks*opts.BlockRuns {
+		if n%k != 0 {
 			continue
 		}
-		elapsed := now().Sub(start)
-		if elapsed < opts.MinTime && elapsed < opts.MaxTime {
+		blocks, elapsed := n/k, now().Sub(start)
+		enough := blocks >= minCompareBlocks
+		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime
+		final := elapsed >= opts.MaxTime || (enough && n >= opts.MaxRuns && elapsed >= opts.MinTime)
+		look, last := sched.due(blocks, ready, final)
+		if !look {
 			continue
 		}
-		c := summarizeComparison(&ra, &rb, opts.BlockRuns)
-		if c.precise(opts.Precision) || n >= opts.MaxRuns || elapsed >= opts.MaxTime {
+		c := summarizeComparison(&ra, &rb, k, sched.taken, opts.Precision, inflation)
+		inflation = c.Inflation
+		if c.Verdict != Undecided || last {
 			return c, nil
 		}
 	}
-}
-
-// precise reports whether the 99% interval lies within p of the ratio on
-// both sides. Both ends count (not the average half-width): block ratios
-// are often skewed, one end of the interval far from the ratio.
-func (c Comparison) precise(p float64) bool {
-	return c.RatioHi-c.Ratio <= p*c.Ratio && c.Ratio-c.RatioLo <= p*c.Ratio
 }
 
 // timedRuns records the wall and CPU time of each run of one session.
@@ -155,29 +210,50 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 	return err
 }
 
-func summarizeComparison(ra, rb *timedRuns, k int) Comparison {
-	ratios := blockRatios(ra.wall, rb.wall, k)
-	r := append([]float64(nil), ratios...)
-	sort.Float64s(r)
-	q := func(p float64) float64 { return quantile(r, p) }
-	lo, hi := medianCI(len(r))
-	med := q(0.5)
+// summarizeComparison computes the figures of one look at the runs (in
+// blocks of k) and reads its interval with the equivalence margin;
+// inflation is the largest long-run inflation an earlier look found.
+func summarizeComparison(ra, rb *timedRuns, k, looks int, margin, inflation float64) Comparison {
 	c := Comparison{
 		A: summarizeRuns(ra.wall, k), B: summarizeRuns(rb.wall, k),
-		Ratio: med, RatioLo: r[lo], RatioHi: r[hi],
-		RatioP10: q(0.1), RatioP90: q(0.9), RatioMAD: relMAD(r, med),
-		Pairs: len(ra.wall), Blocks: len(r),
+		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Looks: looks,
 	}
-	if cr := blockRatios(ra.cpu, rb.cpu, k); len(cr) > 0 {
-		sort.Float64s(cr)
-		c.CPURatio = quantile(cr, 0.5)
+	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
+	if c.A.Median > 0 && c.B.Median > 0 {
+		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
+		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, lookLevel, inflation)
+	}
+	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
+	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {
+		c.RatioP50, c.RatioP10, c.RatioP90 = quantile(pr, 0.5), quantile(pr, 0.1), quantile(pr, 0.9)
+		c.RatioMAD = relMAD(pr, c.RatioP50)
+	}
+	if br := blockRatios(ra.wall, rb.wall, k); len(br) > 0 {
+		sort.Float64s(br)
+		c.MinRatio = quantile(br, 0.5)
+	}
+	if ca, cb := Summarize(append([]time.Duration(nil), ra.cpu...)), Summarize(append([]time.Duration(nil), rb.cpu...)); ca.Median > 0 && cb.Median > 0 {
+		c.CPURatio = float64(cb.Median) / float64(ca.Median)
 	}
 	return c
 }
 
+// pairRatios returns b[i]/a[i] for every pair whose a run took time,
+// sorted.
+func pairRatios(a, b []time.Duration) []float64 {
+	var out []float64
+	for i := range min(len(a), len(b)) {
+		if a[i] > 0 {
+			out = append(out, float64(b[i])/float64(a[i]))
+		}
+	}
+	sort.Float64s(out)
+	return out
+}
+
 // blockRatios returns, for each complete block of k runs, the fastest run
 // of b over the fastest run of a. Blocks in which a's fastest run took no
-// time (a clock too coarse, or no CPU time used) are left out.
+// time (a clock too coarse) are left out.
 func blockRatios(a, b []time.Duration, k int) []float64 {
 	var out []float64
 	for s := 0; s+k <= len(a) && s+k <= len(b); s += k {
@@ -209,21 +285,4 @@ func relMAD(sorted []float64, med float64) float64 {
 	}
 	sort.Float64s(dev)
 	return quantile(dev, 0.5) / med
-}
-
-// medianCI returns the ranks (0-based, into n sorted samples) bounding a
-// distribution-free 99% confidence interval of the median: the number of
-// samples below the median is Binomial(n, 1/2), approximated by a normal
-// distribution, z = 2.576.
-func medianCI(n int) (lo, hi int) {
-	half := 2.576 * math.Sqrt(float64(n)) / 2
-	lo = int(math.Floor(float64(n)/2 - half))
-	hi = int(math.Ceil(float64(n)/2+half)) - 1
-	if lo < 0 {
-		lo = 0
-	}
-	if hi > n-1 {
-		hi = n - 1
-	}
-	return lo, hi
 }

@@ -30,12 +30,12 @@ type MeasureOptions struct {
 	// MaxTime caps the total time spent timing (default 20s).
 	MaxTime time.Duration
 	// BlockRuns is the number of consecutive runs (of each model, in
-	// Compare) that form one block; a block contributes its fastest run
-	// (default 8).
+	// Compare) that form one block: Measure's block minima and Compare's
+	// looks count whole blocks (default 8).
 	BlockRuns int
-	// Precision is Compare's target: timing continues until the 99%
-	// confidence interval of the ratio is at most this fraction of the
-	// ratio on either side (default 0.01).
+	// Precision is Compare's equivalence margin: its sequential test stops
+	// with "equivalent" once the 99% confidence interval of the ratio lies
+	// within ±Precision of 1 (default 0.01).
 	Precision float64
 	// MinTime is the least time spent timing, overriding MaxRuns (not
 	// MaxTime); zero means none. A sub-millisecond model would otherwise

@@ -21,6 +21,48 @@ func (b *timedBackend) Load(m *graph.Model) (Session, error) {
 	return &sleepSession{clock: b.clock, d: b.times[m.Graph.Name], jitter: 0.05, r: b.r}, nil
 }
 
+// fileBackend is a timedBackend that also loads serialised models, each
+// running for the time its bytes map to.
+type fileBackend struct{ timedBackend }
+
+func (b *fileBackend) LoadONNX(data []byte, _ *graph.Model) (Session, error) {
+	return &sleepSession{clock: b.clock, d: b.times[string(data)], jitter: 0.05, r: b.r}, nil
+}
+
+// TestDecideNotSlowerTimesTheOriginalFile checks that the original is
+// timed as its file when the backend can load one: here the file runs
+// faster than the bound model, and the optimised model, faster than the
+// bound model, is not faster than the file.
+func TestDecideNotSlowerTimesTheOriginalFile(t *testing.T) {
+	us := time.Microsecond
+	model := func(name string) *graph.Model { return &graph.Model{Graph: &graph.Graph{Name: name}} }
+	for _, tc := range []struct {
+		name      string
+		loadsONNX bool
+		want      Choice
+	}{
+		{"model only", false, ChooseOptimised},
+		{"file", true, ChooseOriginal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tb := timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(7, 8)),
+				times: map[string]time.Duration{"orig": 1000 * us, "file bytes": 800 * us, "optim": 900 * us}}
+			var be Backend = &tb
+			if tc.loadsONNX {
+				be = &fileBackend{tb}
+			}
+			orig := Original{Model: model("orig"), File: []byte("file bytes")}
+			d, err := DecideNotSlower(be, orig, nil, model("optim"), false, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Choice != tc.want {
+				t.Errorf("chose %v (%s), want %v", d.Choice, d.Reason, tc.want)
+			}
+		})
+	}
+}
+
 func TestDecideNotSlower(t *testing.T) {
 	model := func(name string) *graph.Model { return &graph.Model{Graph: &graph.Graph{Name: name}} }
 	us := time.Microsecond
@@ -37,17 +79,24 @@ func TestDecideNotSlower(t *testing.T) {
 		{name: "optimised slower, folded slower", orig: 1000 * us, folded: 1100 * us, optim: 1100 * us, want: ChooseOriginal, foldedMeasured: true},
 		{name: "no rewrite, folding slower", orig: 1000 * us, folded: 1200 * us, optim: 1200 * us, same: true, want: ChooseOriginal},
 		{name: "no rewrite, folding faster", orig: 1000 * us, folded: 800 * us, optim: 800 * us, same: true, want: ChooseOptimised},
+		// Not slower is not enough: a model is written only when shown
+		// faster.
+		{name: "all equal", orig: 1000 * us, folded: 1000 * us, optim: 1000 * us, want: ChooseOriginal, foldedMeasured: true},
+		{name: "no rewrite, folding changes nothing", orig: 1000 * us, folded: 1000 * us, optim: 1000 * us, same: true, want: ChooseOriginal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			be := &timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(5, 6)),
 				times: map[string]time.Duration{"orig": tt.orig, "folded": tt.folded, "optim": tt.optim}}
-			d, err := DecideNotSlower(be, model("orig"), model("folded"), model("optim"), tt.same, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
+			d, err := DecideNotSlower(be, Original{Model: model("orig")}, model("folded"), model("optim"), tt.same, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if d.Choice != tt.want || (d.Folded != nil) != tt.foldedMeasured || d.Reason == "" {
 				t.Errorf("got %v (folded measured %v, %s), want %v", d.Choice, d.Folded != nil, d.Reason, tt.want)
+			}
+			if w := d.Written(); (w == nil) != (d.Choice == ChooseOriginal) || w != nil && w.Verdict != Faster {
+				t.Errorf("%v written with comparison %v: want one that shows it faster, none for the original", d.Choice, w)
 			}
 		})
 	}

@@ -88,18 +88,22 @@ func TestSettleStopsOnFlatLatency(t *testing.T) {
 	}
 }
 
-func TestCompareBothEndsPrecise(t *testing.T) {
+func TestVerdictOf(t *testing.T) {
 	cases := []struct {
-		c    Comparison
-		want bool
+		lo, hi float64
+		want   Verdict
 	}{
-		{Comparison{Ratio: 1, RatioLo: 0.995, RatioHi: 1.008}, true},
-		{Comparison{Ratio: 1, RatioLo: 0.998, RatioHi: 1.015}, false},
-		{Comparison{Ratio: 1, RatioLo: 0.98, RatioHi: 1.001}, false},
+		{0.995, 1.008, Equivalent},
+		{0.998, 1.015, Undecided},
+		{0.98, 1.001, Undecided},
+		{0.992, 0.998, Faster}, // below 1 and within the margin: faster
+		{0.90, 0.97, Faster},
+		{1.001, 1.004, Slower},
+		{0.99, 1.01, Equivalent},
 	}
 	for _, c := range cases {
-		if got := c.c.precise(0.01); got != c.want {
-			t.Errorf("%+v: precise %v, want %v", c.c, got, c.want)
+		if got := verdictOf(c.lo, c.hi, 0.01); got != c.want {
+			t.Errorf("[%.3f, %.3f]: %v, want %v", c.lo, c.hi, got, c.want)
 		}
 	}
 }

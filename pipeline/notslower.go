@@ -11,10 +11,14 @@ import (
 
 // ChooseNotSlower times the optimised model against the original (and,
 // when needed, the folded one) on the default backend, interleaved, prints
-// the measurement and the decision to w, and returns the model to write:
-// never one that is measurably slower than the original (see
-// measure.DecideNotSlower). A chosen folded model is verified first.
-func (s *Start) ChooseNotSlower(w io.Writer, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
+// the measurements, the decision and the speedup of the model to write to
+// w, and returns that model: one that the 99% interval of the ratio of
+// median latencies shows faster than the original, else s.Orig itself
+// (see measure.DecideNotSlower; WriteModel then copies the original file).
+// src is the file the original was read from ("": none); the original is
+// timed as that file when the backend can load it. A chosen folded model
+// is verified first.
+func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
 	name := measure.DefaultBackendName()
 	be, err := measure.NewBackend(name, m.Backend)
 	if err != nil {
@@ -24,18 +28,29 @@ func (s *Start) ChooseNotSlower(w io.Writer, optimised *graph.Model, m Measureme
 	if err != nil {
 		return nil, err
 	}
+	orig := measure.Original{Model: s.Orig}
+	if src != "" {
+		if orig.File, err = selfContained(src); err != nil {
+			return nil, err
+		}
+	}
 	same := s.Model.Graph.CanonicalHash() == optimised.Graph.CanonicalHash()
-	d, err := measure.DecideNotSlower(be, s.Orig, s.Model, optimised, same, in, m.Measure)
+	d, err := measure.DecideNotSlower(be, orig, s.Model, optimised, same, in, m.Measure)
 	if err != nil {
 		return nil, err
 	}
-	c := d.Optimised
-	fmt.Fprintf(w, "%s latency (measured, interleaved): %v -> %v (speedup %.3fx; after/before ratio %.3f, 99%% CI %.3f-%.3f)\n", name,
-		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), 1/c.Ratio, c.Ratio, c.RatioLo, c.RatioHi)
+	fmt.Fprintf(w, "%s latency (measured, interleaved): %s\n", name, d.Optimised.Summary())
 	if f := d.Folded; f != nil {
-		fmt.Fprintf(w, "folded only (measured, interleaved): after/before ratio %.3f, 99%% CI %.3f-%.3f\n", f.Ratio, f.RatioLo, f.RatioHi)
+		fmt.Fprintf(w, "folded only (measured, interleaved): %s\n", f.Summary())
 	}
 	fmt.Fprintf(w, "writing the %s model: %s\n", d.Choice, d.Reason)
+	if c := d.Written(); c != nil {
+		lo, hi := c.SpeedupCI()
+		fmt.Fprintf(w, "speedup of the written model: %.3fx (99%% CI %.3f-%.3f; medians %v -> %v)\n",
+			c.Speedup(), lo, hi, c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond))
+	} else {
+		fmt.Fprintln(w, "speedup of the written model: 1x (the original)")
+	}
 	switch d.Choice {
 	case measure.ChooseOptimised:
 		return optimised, nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
-	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/ppo/builtin"
 	"github.com/xrl-dev/xrl/search"
 )
@@ -195,7 +194,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 			}
 		}
 		// Never slower: the measured decision picks what is written.
-		if res.Out, err = s.ChooseNotSlower(w, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+		if res.Out, err = s.ChooseNotSlower(w, cfg.Model, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
 			return nil, err
 		}
 	} else {
@@ -208,8 +207,11 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	if err := ReportMemory(w, s.Orig, res.Out); err != nil {
 		return nil, err
 	}
-	if err := onnx.WriteFile(cfg.Output, s.Writable(res.Out)); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", cfg.Output, err)
+	if err := s.WriteModel(cfg.Output, cfg.Model, res.Out); err != nil {
+		return nil, err
+	}
+	if res.Out == s.Orig {
+		fmt.Fprintf(w, "%s is %s copied byte for byte\n", cfg.Output, cfg.Model)
 	}
 	fmt.Fprintf(w, "nodes: %d -> %d\n", len(s.Orig.Graph.Nodes), len(res.Out.Graph.Nodes))
 	if rejected {

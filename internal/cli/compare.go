@@ -21,12 +21,18 @@ func NewCmdCompare(s IO, runF func(*compareOptions) error) *cobra.Command {
 	c := leaf(&cobra.Command{
 		Use:   "compare A.onnx B.onnx",
 		Short: "Compare the latency of two models, interleaved run by run",
-		Long: `compare times two models alternately on the same random inputs, in blocks of
---block runs of each in A B B A order, so that a busy or drifting machine affects both
-alike. Each block counts with its fastest run of each model (other processes only add
-time), and compare prints the median block ratio latency(B)/latency(A) with its 99%
-confidence interval, timing until that interval is within --precision or --max-time.
-The CPU-time ratio is printed as a cross-check.`,
+		Long: `compare times two models alternately on the same random inputs, in A B B A order,
+so that a busy or drifting machine affects both alike, and reports the ratio of their
+median latencies, latency(B)/latency(A), with its 99% confidence interval: the latency a
+user observes, before and after. Timing is a sequential test: it looks at the data at
+whole blocks of --block runs, at most 8 times, and stops at the first look whose interval
+lies wholly below 1 (B faster), wholly above it (B slower) or within --precision of 1
+(equivalent), or at --max-time. Each look's interval is a bootstrap over the A B B A
+units at the 99% level divided among the looks, so the verdict is wrong at most 1% of
+the time wherever it stops. The ratio of the fastest runs of each block (block minima:
+the latency on a machine nothing else disturbs) and the CPU-time ratio are printed
+beside it, labelled; neither decides anything.
+`,
 		Args: cobra.ExactArgs(2),
 	}, opts, func(c *cobra.Command, args []string) error {
 		opts.A, opts.B = args[0], args[1]
@@ -73,13 +79,16 @@ func compareRun(o *compareOptions) error {
 	fmt.Fprintf(w, "A %s: %v\n", o.A, c.A)
 	fmt.Fprintf(w, "B %s: %v\n", o.B, c.B)
 	fmt.Fprintf(w, "%v\n", c)
-	switch {
-	case !c.Significant():
-		fmt.Fprintln(w, "verdict: no difference beyond the measurement spread")
-	case c.Ratio < 1:
+	fmt.Fprintf(w, "medians: %s\n", c.Summary())
+	switch c.Verdict {
+	case measure.Faster:
 		fmt.Fprintf(w, "verdict: B is faster (%.1f%% less latency)\n", 100*(1-c.Ratio))
-	default:
+	case measure.Slower:
 		fmt.Fprintf(w, "verdict: B is slower (%.1f%% more latency)\n", 100*(c.Ratio-1))
+	case measure.Equivalent:
+		fmt.Fprintf(w, "verdict: no difference beyond ±%.1f%% (the 99%% interval lies within it)\n", 100*o.Runtime.Precision)
+	default:
+		fmt.Fprintln(w, "verdict: undecided: the time ran out before the 99% interval left 1 or came within the margin")
 	}
 	return nil
 }

@@ -64,8 +64,11 @@ random inputs (several seeds; every element within |a-b| <= 1e-5*s + rtol*|b|, s
 output's root mean square (at least 1), and each output's relative L2 error within
 rtol, rtol = --tolerance, default 1e-4, float32-appropriate; on the Go executor when
 it implements every op, and on ONNX Runtime when installed), and only then written,
-atomically: the optimised graph only when it is measurably faster than the original
-in ONNX Runtime, otherwise the folded or the original model, as the report says. A
+atomically: the optimised graph only when it is shown faster than the original in
+ONNX Runtime (a sequential test, interleaved, of the ratio of median latencies: the
+99% interval of after/before lies below 1), otherwise the folded model under the same
+rule, otherwise the original file copied byte for byte, as the report says; the speedup
+printed is that ratio of medians, with the medians it is made of. A
 found graph that fails verification (float32 rounding compounded past the tolerance)
 is never written: the report shows its error and the run goes on with the folded model.
 Shapes that xrl cannot infer (ops outside its table) are taken from one ONNX Runtime

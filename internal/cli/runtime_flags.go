@@ -39,8 +39,8 @@ func (o *runtimeOptions) addFlags(c *cobra.Command, withCost bool) {
 	f.IntVar(&o.Warmup, "warmup", 3, "untimed warm-up runs (when not 0, warm-up then continues until the latency settles)")
 	f.DurationVar(&o.MaxTime, "max-time", 30*time.Second, "stop timing after this long even if the spread is still high")
 	f.DurationVar(&o.MinTime, "min-time", measure.DefaultMinTime, "time for at least this long, so that a fast model is timed over many runs")
-	f.IntVar(&o.Block, "block", 8, "runs per block; each block counts with its fastest run, which filters out interference from other processes")
-	f.Float64Var(&o.Precision, "precision", 0.01, "compare: time until the 99% confidence interval of the ratio is within this fraction of it")
+	f.IntVar(&o.Block, "block", 8, "runs per block: the steady latency is the median of the blocks' fastest runs, and comparisons look at the data at whole blocks")
+	f.Float64Var(&o.Precision, "precision", 0.01, "equivalence margin of comparisons: timing stops once the 99% confidence interval of the latency ratio lies within this fraction of 1")
 }
 
 func (o *runtimeOptions) validate(withCost bool) error {
