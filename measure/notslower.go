@@ -119,9 +119,9 @@ type BytesLoader interface {
 	LoadONNX(data []byte, m *graph.Model) (Session, error)
 }
 
-// load loads the original in be: its file when be is a BytesLoader and
+// Load loads the original in be: its file when be is a BytesLoader and
 // there is one, else its model.
-func (o Original) load(be Backend) (Session, error) {
+func (o Original) Load(be Backend) (Session, error) {
 	if bl, ok := be.(BytesLoader); ok && o.File != nil {
 		return bl.LoadONNX(o.File, o.Model)
 	}
@@ -131,7 +131,7 @@ func (o Original) load(be Backend) (Session, error) {
 // compareWithOriginal compares the original (A) with m (B) interleaved on
 // inputs in (see CompareModels).
 func compareWithOriginal(be Backend, orig Original, m *graph.Model, in map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
-	sa, err := orig.load(be)
+	sa, err := orig.Load(be)
 	if err != nil {
 		return Comparison{}, err
 	}

@@ -23,9 +23,18 @@ const maxProtoSize = 1<<31 - 1
 // It fails for models over protobuf's 2 GB limit; WriteFile moves large
 // tensors to an external data file instead.
 func Encode(m *graph.Model) ([]byte, error) {
+	return EncodeWith(m, EncodeOptions{})
+}
+
+// EncodeWith is Encode with options (ExternalThreshold does not apply:
+// all data is inline).
+func EncodeWith(m *graph.Model, opts EncodeOptions) ([]byte, error) {
 	mp, _, err := buildModel(m, nil)
 	if err != nil {
 		return nil, err
+	}
+	if opts.LeanValueInfo {
+		leanValueInfo(mp.Graph)
 	}
 	if size := proto.Size(mp); size > maxProtoSize {
 		return nil, fmt.Errorf("model is %d bytes, over protobuf's 2 GB limit; use WriteFile, which stores large tensors in an external data file", size)

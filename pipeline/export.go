@@ -29,7 +29,7 @@ func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64,
 	if err != nil {
 		return nil, err
 	}
-	if err := onnx.WriteFile(path, s.Writable(out)); err != nil {
+	if err := onnx.WriteFileWith(path, s.Writable(out), onnx.EncodeOptions{LeanValueInfo: true}); err != nil {
 		return nil, fmt.Errorf("writing %s: %w", path, err)
 	}
 	return out, nil

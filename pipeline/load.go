@@ -124,6 +124,12 @@ type Start struct {
 	// (then the written model declares the bound shapes).
 	Declared  *graph.Model
 	Interface *Interface
+	// Sweep lists the shapes never-slower decides on, the tuning shape
+	// first (see Interface.DefaultSweep, ParseSweep); nil or one shape:
+	// the tuning shape only.
+	Sweep []ShapeBinding
+
+	measuring bench
 }
 
 // Prepare loads and binds the model at path, builds the rule engine

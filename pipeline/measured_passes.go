@@ -68,7 +68,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		if err != nil {
 			return nil, err
 		}
-		c, err := compareOnDefault(s.Orig.Graph, chosen, cand, m, seed)
+		c, err := s.compareOnBench(chosen, cand, m, seed)
 		if err != nil {
 			return nil, fmt.Errorf("measured passes, %s: %w", what, err)
 		}
@@ -122,14 +122,10 @@ func applyChecked(p rewrite.Pass, g *graph.Graph, seed uint64) (*graph.Graph, er
 	return next, nil
 }
 
-// compareOnDefault times a against b on the default backend, interleaved,
-// on random inputs for the graph ref drawn from seed.
-func compareOnDefault(ref *graph.Graph, a, b *graph.Model, m Measurement, seed uint64) (measure.Comparison, error) {
-	be, err := measure.NewBackend(measure.DefaultBackendName(), m.Backend)
-	if err != nil {
-		return measure.Comparison{}, err
-	}
-	in, err := measure.RandomInputs(ref, seed)
+// compareOnBench times a against b on the run's backend, interleaved, on
+// its inputs (Start.bench).
+func (s *Start) compareOnBench(a, b *graph.Model, m Measurement, seed uint64) (measure.Comparison, error) {
+	be, in, err := s.bench(m, seed)
 	if err != nil {
 		return measure.Comparison{}, err
 	}

@@ -20,11 +20,7 @@ import (
 // is verified first.
 func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
 	name := measure.DefaultBackendName()
-	be, err := measure.NewBackend(name, m.Backend)
-	if err != nil {
-		return nil, err
-	}
-	in, err := measure.RandomInputs(s.Orig.Graph, seed)
+	be, in, err := s.bench(m, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +46,19 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 			c.Speedup(), lo, hi, c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond))
 	} else {
 		fmt.Fprintln(w, "speedup of the written model: 1x (the original)")
+	}
+	if d.Choice != measure.ChooseOriginal {
+		chosen := optimised
+		if d.Choice == measure.ChooseFolded && !same {
+			chosen = s.Model
+		}
+		ok, err := s.sweepDecision(w, be, orig, chosen, d.Written(), m, seed)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return s.Orig, nil
+		}
 	}
 	switch d.Choice {
 	case measure.ChooseOptimised:

@@ -55,6 +55,10 @@ type Config struct {
 	// hold at every size, and the result is verified at other bindings
 	// too (Start.VerifyShapes).
 	Specialize bool
+	// Sweep lists extra shapes never-slower decides on ("NAME=DIMS", see
+	// Interface.ParseSweep); empty: Interface.DefaultSweep. Only for
+	// models whose symbolic dimensions are kept.
+	Sweep []string
 	// MeasuredPasses are whole-graph passes tried on the result and kept
 	// only when measurably faster end to end (see Start.MeasuredPasses;
 	// DefaultMeasuredPasses is what xrl optimize uses). Latency objective
@@ -96,6 +100,16 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	s, err := prepare(cfg.Model, cfg.Shapes, RuleChoice{Names: cfg.Rules, File: cfg.RulesFile})
 	if err != nil {
 		return nil, err
+	}
+	if s.Interface.Dynamic() {
+		s.Sweep = s.Interface.DefaultSweep()
+		if len(cfg.Sweep) > 0 {
+			if s.Sweep, err = s.Interface.ParseSweep(cfg.Sweep); err != nil {
+				return nil, err
+			}
+		}
+	} else if len(cfg.Sweep) > 0 {
+		return nil, fmt.Errorf("--sweep: %s has no symbolic input dimensions to sweep (or --specialize fixed them)", cfg.Model)
 	}
 	reportInterface(w, s)
 	var times Times

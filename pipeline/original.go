@@ -24,7 +24,7 @@ func (s *Start) WriteModel(path, src string, out *graph.Model) error {
 	if out == s.Orig {
 		return CopyModelFile(src, path)
 	}
-	if err := onnx.WriteFile(path, s.Writable(out)); err != nil {
+	if err := onnx.WriteFileWith(path, s.Writable(out), onnx.EncodeOptions{LeanValueInfo: true}); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

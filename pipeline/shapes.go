@@ -259,4 +259,11 @@ func reportInterface(w io.Writer, s *Start) {
 		return
 	}
 	fmt.Fprintf(w, "interface: the written model keeps the symbolic dimensions; tuning at %s, verified at other sizes too\n", ShapeBinding(s.Interface.Symbols))
+	if len(s.Sweep) > 1 {
+		var shapes []string
+		for _, b := range s.Sweep {
+			shapes = append(shapes, b.String())
+		}
+		fmt.Fprintf(w, "never slower at: %s\n", strings.Join(shapes, "; "))
+	}
 }

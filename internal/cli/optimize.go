@@ -36,6 +36,8 @@ type optimizeOptions struct {
 	MeasuredPasses []string
 	// Specialize freezes the written model's interface to --shape.
 	Specialize bool
+	// Sweep lists the shapes never-slower decides on besides --shape.
+	Sweep []string
 }
 
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
@@ -118,6 +120,7 @@ run of the model.`,
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary, the default when no search is asked for) instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	f.IntVar(&opts.Patience, "patience", 3, "with --agent: end a rollout after N steps in a row without a new best graph (0 = never)")
+	f.StringSliceVar(&opts.Sweep, "sweep", nil, "shapes the written model must not be slower at, besides the tuning --shape: NAME=DIMS[,DIMS...] (e.g. ids=1x32,8x128); default: the tuning shape with its batch times 8 and its sequence divided by 4")
 	f.BoolVar(&opts.Specialize, "specialize", false, "write a model fixed to the --shape binding (by default the written model keeps every symbolic dimension of the original and --shape is only the tuning shape)")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
@@ -152,6 +155,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		Agent: o.Agent, Samples: o.Samples, Patience: o.Patience, Tolerance: o.Tolerance, Objective: o.Objective, RulesFile: o.RulesFile,
 		MeasuredPasses: passes,
 		Specialize:     o.Specialize,
+		Sweep:          o.Sweep,
 	}, nil
 }
 

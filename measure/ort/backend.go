@@ -90,7 +90,7 @@ func (b *Backend) sessionOptions(lvl ortgo.GraphOptimizationLevel) (*ortgo.Sessi
 // encode serialises m to ONNX and returns it with session options at
 // optimisation level lvl (see sessionOptions); the caller destroys them.
 func (b *Backend) encode(m *graph.Model, lvl ortgo.GraphOptimizationLevel) ([]byte, *ortgo.SessionOptions, error) {
-	data, err := onnx.Encode(m)
+	data, err := onnx.EncodeWith(m, onnx.EncodeOptions{LeanValueInfo: true})
 	if err != nil {
 		return nil, nil, fmt.Errorf("encoding model for ONNX Runtime: %w", err)
 	}

@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/measure"
+)
+
+// DefaultSweep returns the shapes never-slower decides on for a model with
+// symbolic dimensions: the tuning shape, each batch symbol (an input's
+// first dimension) times 8, and each other symbol divided by 4 (at least
+// 1), the others at their tuning sizes.
+func (it *Interface) DefaultSweep() []ShapeBinding {
+	out := []ShapeBinding{it.tuning()}
+	for _, name := range it.symbolNames() {
+		b := it.tuning()
+		if it.Leading[name] {
+			b[name] *= 8
+		} else {
+			b[name] = max(1, b[name]/4)
+		}
+		out = appendBinding(out, b)
+	}
+	return out
+}
+
+// tuning returns the tuning binding.
+func (it *Interface) tuning() ShapeBinding {
+	b := ShapeBinding{}
+	for k, v := range it.Symbols {
+		b[k] = v
+	}
+	return b
+}
+
+// symbolNames returns the symbols, sorted.
+func (it *Interface) symbolNames() []string {
+	names := make([]string, 0, len(it.Symbols))
+	for k := range it.Symbols {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// appendBinding appends b unless out holds it already.
+func appendBinding(out []ShapeBinding, b ShapeBinding) []ShapeBinding {
+	for _, o := range out {
+		if o.String() == b.String() {
+			return out
+		}
+	}
+	return append(out, b)
+}
+
+// ParseSweep reads --sweep values: "NAME=DIMS" binds the symbols of input
+// NAME's declared dimensions to DIMS ("ids=8x128" gives batch 8, seq 128);
+// a value without "NAME=" is another shape of the last input named, so
+// "ids=1x32,1x128,8x128" is three shapes. Symbols the named input does not
+// have keep their tuning sizes. The tuning shape always comes first.
+func (it *Interface) ParseSweep(specs []string) ([]ShapeBinding, error) {
+	out := []ShapeBinding{it.tuning()}
+	name := ""
+	for _, spec := range specs {
+		dims := spec
+		if k, v, ok := strings.Cut(spec, "="); ok {
+			name, dims = strings.TrimSpace(k), v
+		}
+		if name == "" {
+			return nil, fmt.Errorf("--sweep %q: want NAME=DIMS, e.g. ids=8x128", spec)
+		}
+		decl, ok := it.Inputs[name]
+		if !ok {
+			return nil, fmt.Errorf("--sweep %q: %q is not an input with a declared shape", spec, name)
+		}
+		shape, err := graph.ParseShape(dims)
+		if err != nil {
+			return nil, fmt.Errorf("--sweep %q: %w", spec, err)
+		}
+		if len(shape) != len(decl) {
+			return nil, fmt.Errorf("--sweep %q: input %q has rank %d (%v)", spec, name, len(decl), decl)
+		}
+		b := it.tuning()
+		for i, d := range decl {
+			size := int64(shape[i])
+			if d.Known() {
+				if d.Value != size {
+					return nil, fmt.Errorf("--sweep %q: dimension %d of %q is fixed at %d", spec, i, name, d.Value)
+				}
+				continue
+			}
+			sym := d.Param
+			if sym == "" {
+				sym = fmt.Sprintf("%s_dim%d", name, i)
+			}
+			if size < 1 {
+				return nil, fmt.Errorf("--sweep %q: dimension %d (%s) must be at least 1", spec, i, sym)
+			}
+			b[sym] = size
+		}
+		out = appendBinding(out, b)
+	}
+	return out, nil
+}
+
+// SweepRow is the never-slower measurement at one swept shape: the
+// original (A) against the model to write (B).
+type SweepRow struct {
+	Binding    ShapeBinding
+	Comparison measure.Comparison
+}
+
+// sweepNotSlower times the model chosen at the tuning shape against the
+// original at every other shape of sweep, interleaved, with one session of
+// each for all shapes, and reports whether it is not slower at any of
+// them (no interval wholly above 1). Shapes the original does not take
+// are skipped with a note. It returns the rows measured.
+func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Original, chosen *graph.Model, sweep []ShapeBinding, m Measurement, seed uint64) ([]SweepRow, bool, error) {
+	if len(sweep) <= 1 {
+		return nil, true, nil
+	}
+	sa, err := orig.Load(be)
+	if err != nil {
+		return nil, false, fmt.Errorf("loading the original for the shape sweep: %w", err)
+	}
+	defer sa.Close()
+	sb, err := be.Load(chosen)
+	if err != nil {
+		return nil, false, fmt.Errorf("loading the optimised model for the shape sweep: %w", err)
+	}
+	defer sb.Close()
+	var rows []SweepRow
+	ok := true
+	for _, b := range sweep[1:] {
+		decl := s.Declared.Clone()
+		if err := decl.Graph.BindShapes(s.Interface.inputShapes(b)); err != nil {
+			fmt.Fprintf(w, "sweep at %s: skipped, the original does not take this shape (%v)\n", b, err)
+			continue
+		}
+		in, err := measure.RandomInputs(decl.Graph, seed)
+		if err != nil {
+			return rows, false, fmt.Errorf("sweep at %s: %w", b, err)
+		}
+		if _, err := sa.Run(in); err != nil {
+			fmt.Fprintf(w, "sweep at %s: skipped, the original does not run at this shape (%v)\n", b, err)
+			continue
+		}
+		c, err := measure.Compare(sa, sb, in, in, m.Measure)
+		if err != nil {
+			return rows, false, fmt.Errorf("sweep at %s: %w", b, err)
+		}
+		rows = append(rows, SweepRow{Binding: b, Comparison: c})
+		if c.Verdict == measure.Slower {
+			ok = false
+		}
+	}
+	return rows, ok, nil
+}
+
+// writeSweepTable prints one line a shape: latency before and after (the
+// medians), the speedup with its 99% interval, and the verdict.
+func writeSweepTable(w io.Writer, tuning *measure.Comparison, tuningAt ShapeBinding, rows []SweepRow) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "shape\tbefore\tafter\tspeedup\t99% CI\tverdict")
+	line := func(b ShapeBinding, c measure.Comparison, note string) {
+		lo, hi := c.SpeedupCI()
+		fmt.Fprintf(tw, "%s%s\t%v\t%v\t%.3fx\t%.3f-%.3f\t%v\n", b, note, c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi, c.Verdict)
+	}
+	if tuning != nil {
+		line(tuningAt, *tuning, " (tuning)")
+	}
+	for _, r := range rows {
+		line(r.Binding, r.Comparison, "")
+	}
+	tw.Flush()
+}
+
+// sweepDecision runs the shape sweep for the model chosen at the tuning
+// shape (tuning: its comparison there) and prints the per-shape table; it
+// reports false, after saying why, when the model is slower at some swept
+// shape, so that the original is written instead. Models without
+// symbolic dimensions, runs without a sweep, and backends that run a
+// model at its bound shape only (the Go executor) have nothing to sweep.
+func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.Original, chosen *graph.Model, tuning *measure.Comparison, m Measurement, seed uint64) (bool, error) {
+	if !s.Interface.Dynamic() || len(s.Sweep) <= 1 {
+		return true, nil
+	}
+	if measure.DefaultBackendName() != "ort" {
+		fmt.Fprintln(w, "shape sweep: skipped (the Go executor runs a model at its bound shape only)")
+		return true, nil
+	}
+	rows, ok, err := s.sweepNotSlower(w, be, orig, chosen, s.Sweep, m, seed)
+	if err != nil {
+		return false, err
+	}
+	fmt.Fprintln(w, "latency at each swept shape (original -> model to write, interleaved):")
+	writeSweepTable(w, tuning, s.Sweep[0], rows)
+	if !ok {
+		var slow []string
+		for _, r := range rows {
+			if r.Comparison.Verdict == measure.Slower {
+				slow = append(slow, r.Binding.String())
+			}
+		}
+		fmt.Fprintf(w, "writing the original model instead: the model chosen at the tuning shape is slower at %s\n", strings.Join(slow, "; "))
+	}
+	return ok, nil
+}
