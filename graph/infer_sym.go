@@ -210,22 +210,8 @@ func shapeOfElems(v *Value) (Shape, bool) {
 }
 
 func symShape(n *Node) {
-	x, o := n.Inputs[0], n.Output(0)
-	r := int64(len(x.Shape))
-	norm := func(v int64) int64 {
-		if v < 0 {
-			v += r
-		}
-		return clamp(v, 0, r)
-	}
-	start, end := norm(n.AttrInt("start")), r
-	if n.HasAttr("end") {
-		end = norm(n.AttrInt("end"))
-	}
-	if end < start {
-		end = start
-	}
-	setKnownDims(o, x.Shape[start:end])
+	start, end := shapeRange(n)
+	setKnownDims(n.Output(0), n.Inputs[0].Shape[start:end])
 }
 
 func symSize(n *Node) {

@@ -106,20 +106,27 @@ func inferConstant(n *Node) error {
 	return nil
 }
 
-func inferShape(n *Node) error {
-	x := n.Inputs[0]
-	r := int64(len(x.Shape))
+// shapeRange returns the dimensions [start, end) of input 0 that a Shape
+// node reports, its start and end attributes normalised to the rank.
+func shapeRange(n *Node) (start, end int64) {
+	r := int64(len(n.Inputs[0].Shape))
 	norm := func(v int64) int64 {
 		if v < 0 {
 			v += r
 		}
 		return clamp(v, 0, r)
 	}
-	start, end := norm(n.AttrInt("start")), r
+	start, end = norm(n.AttrInt("start")), r
 	if n.HasAttr("end") {
 		end = norm(n.AttrInt("end"))
 	}
-	k := max(end-start, 0)
+	return start, max(end, start)
+}
+
+func inferShape(n *Node) error {
+	x := n.Inputs[0]
+	start, end := shapeRange(n)
+	k := end - start
 	setOut(n, 0, Int64, Shape{{Value: k}})
 	vals := make([]int64, k)
 	for i := range vals {
