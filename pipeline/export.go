@@ -87,6 +87,7 @@ func Verify(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error
 		names = append(names, "ort")
 	}
 	results, err := verify.Runtimes(names, orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
+	noteVerified(w, out, results)
 	for _, r := range results {
 		fmt.Fprintln(w, r)
 		if r.Skipped == nil && !r.Result.OK {

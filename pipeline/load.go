@@ -130,6 +130,8 @@ type Start struct {
 	Sweep []ShapeBinding
 
 	measuring bench
+	swept     []SweepRow // the last shape sweep's measurements
+
 }
 
 // Prepare loads and binds the model at path, builds the rule engine

@@ -32,11 +32,12 @@ var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows
 // when it is measurably faster (the 99% confidence interval of
 // after/before below 1). A pass that fails or whose result differs is
 // reported and skipped. allowed, when not empty, limits the passes to
-// those it names (a --rules list).
-func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
+// those it names (a --rules list). The trials made are returned beside
+// the chosen model.
+func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) (*graph.Model, []PassTrial, error) {
 	named, err := PassesNamed(names)
 	if err != nil {
-		return nil, fmt.Errorf("measured passes: %w", err)
+		return nil, nil, fmt.Errorf("measured passes: %w", err)
 	}
 	var passes []rewrite.Pass
 	for _, p := range named {
@@ -53,6 +54,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		bases = bases[:1]
 	}
 	chosen := out
+	var trials []PassTrial
 	for _, base := range bases {
 		g, applied := applyPasses(w, passes, base.g, seed)
 		if len(applied) == 0 {
@@ -63,24 +65,31 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		cand, err := s.Finish(w, g, tol, seed)
 		if errors.Is(err, ErrNotEquivalent) {
 			fmt.Fprintf(w, "measured passes: %s left out: it did not verify\n", what)
+			trials = append(trials, PassTrial{Base: base.label, Passes: applied, Outcome: "did not verify"})
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		c, err := s.compareOnBench(chosen, cand, m, seed)
 		if err != nil {
-			return nil, fmt.Errorf("measured passes, %s: %w", what, err)
+			return nil, nil, fmt.Errorf("measured passes, %s: %w", what, err)
 		}
+		timing := newTiming(c)
+		trial := PassTrial{Base: base.label, Passes: applied, Timing: &timing}
 		line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Ratio, c.RatioLo, c.RatioHi)
 		if c.RatioHi < 1 {
 			fmt.Fprintf(w, "measured passes: %s kept: measurably faster (%s)%s\n", what, line, base.note)
+			trial.Kept, trial.Outcome = true, "measurably faster"
+			trials = append(trials, trial)
 			chosen = cand
 			continue
 		}
 		fmt.Fprintf(w, "measured passes: %s left out: not measurably faster (%s)\n", what, line)
+		trial.Outcome = "not measurably faster"
+		trials = append(trials, trial)
 	}
-	return chosen, nil
+	return chosen, trials, nil
 }
 
 // applyPasses applies passes to g in order and returns the result and the

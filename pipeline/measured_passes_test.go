@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ func TestMeasuredPasses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var log bytes.Buffer
-			got, err := s.MeasuredPasses(&log, s.Model, tc.passes, tc.allowed, m, 1e-4, 1)
+			got, trials, err := s.MeasuredPasses(&log, s.Model, tc.passes, tc.allowed, m, 1e-4, 1)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -71,6 +72,9 @@ func TestMeasuredPasses(t *testing.T) {
 				}
 			}
 			kept := strings.Contains(log.String(), " kept: measurably faster")
+			if kept != slices.ContainsFunc(trials, func(p PassTrial) bool { return p.Kept }) {
+				t.Errorf("kept=%v but the trials say otherwise: %+v", kept, trials)
+			}
 			if kept == (got == s.Model) {
 				t.Fatalf("kept=%v but returned the input model=%v:\n%s", kept, got == s.Model, log.String())
 			}

@@ -17,23 +17,23 @@ import (
 // (see measure.DecideNotSlower; WriteModel then copies the original file).
 // src is the file the original was read from ("": none); the original is
 // timed as that file when the backend can load it. A chosen folded model
-// is verified first.
-func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, error) {
+// is verified first. The decision is returned beside the model.
+func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model, m Measurement, tol float64, seed uint64) (*graph.Model, measure.Decision, error) {
 	name := measure.DefaultBackendName()
 	be, in, err := s.bench(m, seed)
 	if err != nil {
-		return nil, err
+		return nil, measure.Decision{}, err
 	}
 	orig := measure.Original{Model: s.Orig}
 	if src != "" {
 		if orig.File, err = selfContained(src); err != nil {
-			return nil, err
+			return nil, measure.Decision{}, err
 		}
 	}
 	same := s.Model.Graph.CanonicalHash() == optimised.Graph.CanonicalHash()
 	d, err := measure.DecideNotSlower(be, orig, s.Model, optimised, same, in, m.Measure)
 	if err != nil {
-		return nil, err
+		return nil, measure.Decision{}, err
 	}
 	fmt.Fprintf(w, "%s latency (measured, interleaved): %s\n", name, d.Optimised.Summary())
 	if f := d.Folded; f != nil {
@@ -52,28 +52,29 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 		if d.Choice == measure.ChooseFolded && !same {
 			chosen = s.Model
 		}
-		ok, err := s.sweepDecision(w, be, orig, chosen, d.Written(), m, seed)
+		slower, err := s.sweepDecision(w, be, orig, chosen, d.Written(), m, seed)
 		if err != nil {
-			return nil, err
+			return nil, measure.Decision{}, err
 		}
-		if !ok {
-			return s.Orig, nil
+		if slower != "" {
+			d.Choice, d.Reason = measure.ChooseOriginal, "the model chosen at the tuning shape is slower at "+slower
+			return s.Orig, d, nil
 		}
 	}
 	switch d.Choice {
 	case measure.ChooseOptimised:
-		return optimised, nil
+		return optimised, d, nil
 	case measure.ChooseFolded:
 		if same {
-			return optimised, nil
+			return optimised, d, nil
 		}
 		if err := Verify(w, s.Orig, s.Model, tol, seed); err != nil {
-			return nil, err
+			return nil, measure.Decision{}, err
 		}
 		if err := s.VerifyShapes(w, s.Model, tol, seed); err != nil {
-			return nil, err
+			return nil, measure.Decision{}, err
 		}
-		return s.Model, nil
+		return s.Model, d, nil
 	}
-	return s.Orig, nil
+	return s.Orig, d, nil
 }

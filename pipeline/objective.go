@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/measure/goexec"
@@ -36,16 +35,8 @@ func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyM
 // constants plus intermediate buffers) of the original and the written
 // model. Models the executor cannot compile are reported as such.
 func ReportMemory(w io.Writer, before, after *graph.Model) error {
-	a, errA := executor.PlannedMemory(before.Graph)
-	b, errB := executor.PlannedMemory(after.Graph)
-	if errA != nil || errB != nil {
-		fmt.Fprintf(w, "planned memory: not available (the Go executor cannot plan this model)\n")
-		return nil
-	}
-	fmt.Fprintf(w, "planned peak memory: %v -> %v (%.3fx; weights %v -> %v, intermediates %v -> %v)\n",
-		measure.Bytes(a.Total()), measure.Bytes(b.Total()), float64(a.Total())/float64(max(b.Total(), 1)),
-		measure.Bytes(a.Weights), measure.Bytes(b.Weights), measure.Bytes(a.Intermediates), measure.Bytes(b.Intermediates))
-	return nil
+	_, err := fmt.Fprintln(w, plannedMemory(before, after))
+	return err
 }
 
 // reportObjective prints the result of a memory or combined objective:

@@ -66,32 +66,11 @@ type Config struct {
 	MeasuredPasses []string
 }
 
-// Result is what an optimisation run did.
-type Result struct {
-	Start *Start
-	// Out is the verified model that was written.
-	Out *graph.Model
-	// LatencyName names the latency model of the search or rollouts;
-	// Initial and Best are its latencies of the start and written graphs.
-	LatencyName   string
-	Initial, Best time.Duration
-	Search        *search.Result // nil with an agent
-	Agent         *PolicyResult  // nil with a search
-	Elapsed       time.Duration
-	// Times splits Elapsed into the search or rollouts and the work every
-	// method shares.
-	Times Times
-
-	// InitialBytes and BestBytes are the planned peak memory of the start
-	// and best graphs under the memory and both objectives (0 under the
-	// latency objective, or when the executor cannot plan the model).
-	InitialBytes, BestBytes measure.Bytes
-}
-
-// Optimize runs the whole flow for cfg, printing progress and the report
-// to w: load, bind, fold, search (or the agent's rollouts), fold, verify,
-// write, and the before/after report with the per-rule table.
-func Optimize(w io.Writer, cfg Config) (*Result, error) {
+// Optimize runs the whole flow for cfg, printing progress lines to w:
+// load, bind, fold, search (or the agent's rollouts), fold, verify,
+// choose what to write (never slower), write. It returns the run's
+// Report, whose summary (WriteText) follows the progress lines.
+func Optimize(w io.Writer, cfg Config) (*Report, error) {
 	t0 := time.Now()
 	prepare := PrepareDynamic
 	if cfg.Specialize {
@@ -111,7 +90,10 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	} else if len(cfg.Sweep) > 0 {
 		return nil, fmt.Errorf("--sweep: %s has no symbolic input dimensions to sweep (or --specialize fixed them)", cfg.Model)
 	}
+	log := newRunLog(w)
+	w = log
 	reportInterface(w, s)
+	rep := &Report{Model: cfg.Model, Output: cfg.Output, Interface: interfaceReport(s), MeasuredPasses: []PassTrial{}, Rules: []search.RuleStat{}}
 	var times Times
 	times.Prepare = time.Since(t0)
 	// Every method starts by expanding the start graph; its first
@@ -124,12 +106,60 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	}
 	times.Expand = time.Since(tExpand)
 	tSearch := time.Now()
+	best, err := s.rewrite(w, cfg, t0, rep)
+	if err != nil {
+		return nil, err
+	}
+	times.Search = time.Since(tSearch)
+	tVerify := time.Now()
+	verified, rejected, err := s.FinishOrFolded(w, best, cfg.Tolerance, cfg.SearchOptions.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Verification.Rejected = rejected
+	if rejected {
+		best, rep.Method.Best = s.Model.Graph, rep.Method.Initial
+	}
+	if m := rep.Method; m.Kind == methodSearch {
+		fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
+			m.Name, m.StopReason, m.Steps, m.Evaluations, m.Elapsed.Round(time.Millisecond))
+	}
+	times.Verify = time.Since(tVerify)
+	tMeasure := time.Now()
+	out, err := s.chooseOutput(w, cfg, rep, best, verified)
+	if err != nil {
+		return nil, err
+	}
+	rep.Memory = plannedMemory(s.Orig, out)
+	if err := s.WriteModel(cfg.Output, cfg.Model, out); err != nil {
+		return nil, err
+	}
+	rep.Copied = out == s.Orig
+	rep.Nodes = Change{Before: len(s.Orig.Graph.Nodes), After: len(out.Graph.Nodes)}
+	rep.Verification.Runtimes = log.runtimeChecks(out)
+	if out != s.Orig && s.Interface.Dynamic() {
+		for _, b := range s.Interface.VerifyBindings() {
+			rep.Verification.Bindings = append(rep.Verification.Bindings, b.String())
+		}
+	}
+	times.Measure, times.Total = time.Since(tMeasure), time.Since(t0)
+	rep.Times = times
+	return rep, nil
+}
+
+// rewrite runs the search or the agent's rollouts that cfg asks for from
+// s.Model, describes it and the rules it applied in rep and returns the
+// best graph found.
+func (s *Start) rewrite(w io.Writer, cfg Config, t0 time.Time, rep *Report) (*graph.Graph, error) {
+	m := &rep.Method
 	lmName := cfg.Latency
 	if lmName == "" {
 		lmName = "cost"
 	}
-	res := &Result{Start: s}
-	var best *graph.Graph
+	m.Objective = cfg.Objective
+	if m.Objective == "" {
+		m.Objective = measure.ObjectiveLatency
+	}
 	if cfg.Agent != "" && cfg.Search == "brkga" {
 		// The trained policy biases BRKGA's decoding instead of acting.
 		net, _, err := LoadPolicy(cfg.Agent)
@@ -163,88 +193,72 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		res.Agent, res.LatencyName = ar, lm.Name()
-		res.Initial, res.Best, best = ar.Best.InitialLatency, ar.Best.BestLatency, ar.Best.Best
-	} else {
-		lm, err := objectiveModel(cfg.Objective, lmName, cfg.Measurement)
-		if err != nil {
-			return nil, err
-		}
-		alg := cfg.Search
-		if alg == "" {
-			alg = "taso"
-		}
-		fmt.Fprintf(w, "optimising %s (%d nodes) with %s search minimising %s\n", cfg.Model, len(s.Orig.Graph.Nodes), alg, scorerName(lm))
-		sr, err := s.Search(alg, lm, cfg.SearchOptions)
-		if err != nil {
-			return nil, err
-		}
-		res.Search, res.LatencyName = sr, lm.Name()
-		res.Initial, res.Best, best = sr.InitialLatency, sr.BestLatency, sr.Best
+		*m = MethodReport{Kind: methodAgent, Name: cfg.Agent, Objective: m.Objective, LatencyModel: lm.Name(),
+			StopReason: ar.Best.StopReason, Steps: ar.Steps, Rollouts: ar.Rollouts,
+			Initial: ar.Best.InitialLatency, Best: ar.Best.BestLatency, Elapsed: ar.Elapsed}
+		rep.Rules = append(rep.Rules, ruleCounts(ar.Best.Applied)...)
+		return ar.Best.Best, nil
 	}
-	times.Search = time.Since(tSearch)
-	tVerify := time.Now()
-	verified, rejected, err := s.FinishOrFolded(w, best, cfg.Tolerance, cfg.SearchOptions.Seed)
+	lm, err := objectiveModel(cfg.Objective, lmName, cfg.Measurement)
 	if err != nil {
 		return nil, err
 	}
-	if rejected {
-		best, res.Best = s.Model.Graph, res.Initial
+	alg := cfg.Search
+	if alg == "" {
+		alg = "taso"
 	}
-	if res.Search != nil {
-		sr := res.Search
-		fmt.Fprintf(w, "search: %s, stop reason %q, %d steps, %d latency queries, %v\n",
-			sr.Algorithm, sr.StopReason, sr.Steps, sr.Evaluations, sr.Elapsed.Round(time.Millisecond))
-	}
-	times.Verify = time.Since(tVerify)
-	tMeasure := time.Now()
-	latencyObjective := cfg.Objective == "" || cfg.Objective == measure.ObjectiveLatency
-	if latencyObjective {
-		fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", res.LatencyName, res.Initial.Round(time.Microsecond), res.Best.Round(time.Microsecond),
-			float64(res.Initial)/float64(res.Best))
-		if len(cfg.MeasuredPasses) > 0 {
-			if verified, err = s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
-				return nil, err
-			}
-		}
-		// Never slower: the measured decision picks what is written.
-		if res.Out, err = s.ChooseNotSlower(w, cfg.Model, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
-			return nil, err
-		}
-	} else {
-		res.InitialBytes, res.BestBytes = reportObjective(w, cfg.Objective, s.Model.Graph, best, res.Initial, res.Best)
-		res.Out = verified
-		if err := ReportMeasured(w, s.Orig, res.Out, cfg.Measurement, cfg.SearchOptions.Seed); err != nil {
-			return nil, err
-		}
-	}
-	if err := ReportMemory(w, s.Orig, res.Out); err != nil {
+	fmt.Fprintf(w, "optimising %s (%d nodes) with %s search minimising %s\n", cfg.Model, len(s.Orig.Graph.Nodes), alg, scorerName(lm))
+	sr, err := s.Search(alg, lm, cfg.SearchOptions)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.WriteModel(cfg.Output, cfg.Model, res.Out); err != nil {
-		return nil, err
+	*m = MethodReport{Kind: methodSearch, Name: sr.Algorithm, Objective: m.Objective, LatencyModel: lm.Name(),
+		StopReason: sr.StopReason, Steps: sr.Steps, Evaluations: sr.Evaluations,
+		Initial: sr.InitialLatency, Best: sr.BestLatency, Elapsed: sr.Elapsed}
+	rep.Rules = append(rep.Rules, sr.RuleStats()...)
+	return sr.Best, nil
+}
+
+// chooseOutput picks the model to write from verified, the verified
+// result of best: under the latency objective the measured passes and
+// the never-slower decision choose it; under the others it is verified
+// itself, measured for the progress lines. It fills rep's decision,
+// measured passes, memory figures and rules.
+func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, best *graph.Graph, verified *graph.Model) (*graph.Model, error) {
+	m := &rep.Method
+	if m.Objective != measure.ObjectiveLatency {
+		m.InitialBytes, m.BestBytes = reportObjective(w, cfg.Objective, s.Model.Graph, best, m.Initial, m.Best)
+		return verified, ReportMeasured(w, s.Orig, verified, cfg.Measurement, cfg.SearchOptions.Seed)
 	}
-	if res.Out == s.Orig {
-		fmt.Fprintf(w, "%s is %s copied byte for byte\n", cfg.Output, cfg.Model)
-	}
-	fmt.Fprintf(w, "nodes: %d -> %d\n", len(s.Orig.Graph.Nodes), len(res.Out.Graph.Nodes))
-	if rejected {
-		fmt.Fprintln(w, "the rules below led to the graph that failed verification; none of them is in the written model")
-	}
-	if res.Search != nil {
-		fmt.Fprintln(w)
-		if err := res.Search.WriteRuleTable(w); err != nil {
+	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", m.LatencyModel, m.Initial.Round(time.Microsecond), m.Best.Round(time.Microsecond),
+		float64(m.Initial)/float64(m.Best))
+	if len(cfg.MeasuredPasses) > 0 {
+		var trials []PassTrial
+		var err error
+		if verified, trials, err = s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
 			return nil, err
 		}
-	} else if applied := res.Agent.Best.Applied; len(applied) > 0 {
-		fmt.Fprintf(w, "rules applied in that rollout: %s\n", CountRules(applied))
+		rep.MeasuredPasses = append(rep.MeasuredPasses, trials...)
 	}
-	res.Elapsed = time.Since(t0)
-	times.Measure, times.Total = time.Since(tMeasure), res.Elapsed
-	res.Times = times
-	fmt.Fprintf(w, "\n%s\n", times)
-	fmt.Fprintf(w, "wrote %s in %v\n", cfg.Output, res.Elapsed.Round(time.Millisecond))
-	return res, nil
+	// Never slower: the measured decision picks what is written.
+	out, d, err := s.ChooseNotSlower(w, cfg.Model, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed)
+	if err != nil {
+		return nil, err
+	}
+	rep.Decision = newDecisionReport(measure.DefaultBackendName(), d)
+	rep.Decision.Sweep = sweptTimings(s.swept)
+	return out, nil
+}
+
+// interfaceReport describes the interface s writes.
+func interfaceReport(s *Start) InterfaceReport {
+	if s.Interface == nil {
+		return InterfaceReport{Specialised: true}
+	}
+	if !s.Interface.Dynamic() {
+		return InterfaceReport{}
+	}
+	return InterfaceReport{Symbolic: true, Tuning: ShapeBinding(s.Interface.Symbols)}
 }
 
 // Search runs the named algorithm (a key of search.Algorithms) from

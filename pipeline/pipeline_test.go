@@ -43,13 +43,16 @@ func TestOptimizeWritesAVerifiedModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "out.onnx")
 			var log bytes.Buffer
-			res, err := Optimize(&log, Config{
+			rep, err := Optimize(&log, Config{
 				Model: in, Output: out, Latency: "go", Search: tc.search, Tolerance: 1e-4,
 				Measurement:   Measurement{Measure: measure.MeasureOptions{Runs: 1, Warmup: 0}},
 				SearchOptions: search.Options{Budget: 3, Seed: 1},
 			})
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())
+			}
+			if err := rep.WriteText(&log); err != nil {
+				t.Fatal(err)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(log.String(), w) {
@@ -60,11 +63,11 @@ func TestOptimizeWritesAVerifiedModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := len(written.Graph.Nodes), len(res.Out.Graph.Nodes); got != want {
+			if got, want := len(written.Graph.Nodes), rep.Nodes.After; got != want {
 				t.Errorf("written model has %d nodes, result %d", got, want)
 			}
-			if res.Best > res.Initial {
-				t.Errorf("best latency %v above the start's %v", res.Best, res.Initial)
+			if rep.Method.Best > rep.Method.Initial {
+				t.Errorf("best latency %v above the start's %v", rep.Method.Best, rep.Method.Initial)
 			}
 		})
 	}
@@ -123,10 +126,14 @@ func TestOptimizeMemoryObjectives(t *testing.T) {
 			cfg.Measurement.Measure = measure.MeasureOptions{Runs: 1}
 			cfg.SearchOptions = search.Options{Budget: 3, Seed: 1}
 			var log strings.Builder
-			res, err := Optimize(&log, cfg)
+			rep, err := Optimize(&log, cfg)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
+			if err := rep.WriteText(&log); err != nil {
+				t.Fatal(err)
+			}
+			res := rep.Method
 			if missing := slices.DeleteFunc(slices.Clone(tc.want), func(w string) bool { return strings.Contains(log.String(), w) }); len(missing) > 0 {
 				t.Errorf("report lacks %q:\n%s", missing, log.String())
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/ppo"
 	"github.com/xrl-dev/xrl/ppo/builtin"
+	"github.com/xrl-dev/xrl/search"
 )
 
 // PolicyError reports a policy checkpoint that could not be loaded.
@@ -118,20 +119,32 @@ func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, op
 
 // CountRules formats rule names with their counts, in order of first use:
 // "conv-bn-fold x3, relu-concat".
-func CountRules(applied []string) string {
-	count := map[string]int{}
-	var order []string
+func CountRules(applied []string) string { return formatRuleCounts(ruleCounts(applied)) }
+
+// ruleCounts counts how often each rule of applied was applied, in order
+// of first use.
+func ruleCounts(applied []string) []search.RuleStat {
+	var out []search.RuleStat
+	at := map[string]int{}
 	for _, r := range applied {
-		if count[r] == 0 {
-			order = append(order, r)
+		i, ok := at[r]
+		if !ok {
+			i = len(out)
+			at[r] = i
+			out = append(out, search.RuleStat{Name: r})
 		}
-		count[r]++
+		out[i].Applied++
 	}
-	parts := make([]string, len(order))
-	for i, r := range order {
-		parts[i] = r
-		if count[r] > 1 {
-			parts[i] += fmt.Sprintf(" x%d", count[r])
+	return out
+}
+
+// formatRuleCounts formats counts as CountRules does.
+func formatRuleCounts(counts []search.RuleStat) string {
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = c.Name
+		if c.Applied > 1 {
+			parts[i] += fmt.Sprintf(" x%d", c.Applied)
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -183,32 +183,34 @@ func writeSweepTable(w io.Writer, tuning *measure.Comparison, tuningAt ShapeBind
 
 // sweepDecision runs the shape sweep for the model chosen at the tuning
 // shape (tuning: its comparison there) and prints the per-shape table; it
-// reports false, after saying why, when the model is slower at some swept
-// shape, so that the original is written instead. Models without
-// symbolic dimensions, runs without a sweep, and backends that run a
-// model at its bound shape only (the Go executor) have nothing to sweep.
-func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.Original, chosen *graph.Model, tuning *measure.Comparison, m Measurement, seed uint64) (bool, error) {
+// returns the shapes the model is slower at ("" when none), after saying
+// that the original is written instead. Models without symbolic
+// dimensions, runs without a sweep, and backends that run a model at its
+// bound shape only (the Go executor) have nothing to sweep.
+func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.Original, chosen *graph.Model, tuning *measure.Comparison, m Measurement, seed uint64) (string, error) {
 	if !s.Interface.Dynamic() || len(s.Sweep) <= 1 {
-		return true, nil
+		return "", nil
 	}
 	if measure.DefaultBackendName() != "ort" {
 		fmt.Fprintln(w, "shape sweep: skipped (the Go executor runs a model at its bound shape only)")
-		return true, nil
+		return "", nil
 	}
 	rows, ok, err := s.sweepNotSlower(w, be, orig, chosen, s.Sweep, m, seed)
 	if err != nil {
-		return false, err
+		return "", err
 	}
+	s.swept = rows
 	fmt.Fprintln(w, "latency at each swept shape (original -> model to write, interleaved):")
 	writeSweepTable(w, tuning, s.Sweep[0], rows)
-	if !ok {
-		var slow []string
-		for _, r := range rows {
-			if r.Comparison.Verdict == measure.Slower {
-				slow = append(slow, r.Binding.String())
-			}
-		}
-		fmt.Fprintf(w, "writing the original model instead: the model chosen at the tuning shape is slower at %s\n", strings.Join(slow, "; "))
+	if ok {
+		return "", nil
 	}
-	return ok, nil
+	var slow []string
+	for _, r := range rows {
+		if r.Comparison.Verdict == measure.Slower {
+			slow = append(slow, r.Binding.String())
+		}
+	}
+	fmt.Fprintf(w, "writing the original model instead: the model chosen at the tuning shape is slower at %s\n", strings.Join(slow, "; "))
+	return strings.Join(slow, "; "), nil
 }

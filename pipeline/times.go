@@ -10,15 +10,18 @@ import (
 type Times struct {
 	// Search is the search, or the agent's rollouts with the loading of
 	// its network: the only part that depends on the method.
-	Search time.Duration
+	Search time.Duration `json:"search_ns"`
 	// Prepare is loading, shape binding, folding and building the rule
 	// engine; Expand the first expansion of the start graph (its
 	// candidates: every method's first step, memoised for the search);
 	// Verify folding the result and verifying it; Measure the ONNX Runtime
 	// comparison, the memory report and writing the file.
-	Prepare, Expand, Verify, Measure time.Duration
+	Prepare time.Duration `json:"prepare_ns"`
+	Expand  time.Duration `json:"expand_ns"`
+	Verify  time.Duration `json:"verify_ns"`
+	Measure time.Duration `json:"measure_ns"`
 	// Total is the whole run.
-	Total time.Duration
+	Total time.Duration `json:"total_ns"`
 }
 
 // Shared returns the time every method spends outside its search.

@@ -25,10 +25,16 @@ type RuleUse struct {
 	// Candidates is how many candidates the rule produced (over every
 	// expanded graph), less those that failed a deferred check (a pass
 	// result queued by TASO search and never popped counts unchecked).
-	Candidates int
+	Candidates int `json:"candidates,omitempty"`
 	// Applied is how often the rule appears on the path from the start to
 	// the best graph.
-	Applied int
+	Applied int `json:"applied"`
+}
+
+// RuleStat is one rule's row of a run's per-rule statistics.
+type RuleStat struct {
+	Name string `json:"name"`
+	RuleUse
 }
 
 // Result reports a search run.
@@ -78,27 +84,36 @@ func (r *Result) setPath(path []string) {
 	}
 }
 
-// WriteRuleTable prints the per-rule statistics, rules applied first.
-func (r *Result) WriteRuleTable(w io.Writer) error {
-	names := make([]string, 0, len(r.Rules))
-	for n := range r.Rules {
-		names = append(names, n)
+// RuleStats returns the per-rule statistics in the order of the rule
+// table: rules applied most first, then by candidates, then by name.
+func (r *Result) RuleStats() []RuleStat {
+	stats := make([]RuleStat, 0, len(r.Rules))
+	for n, u := range r.Rules {
+		stats = append(stats, RuleStat{Name: n, RuleUse: *u})
 	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := r.Rules[names[i]], r.Rules[names[j]]
+	sort.Slice(stats, func(i, j int) bool {
+		a, b := stats[i], stats[j]
 		if a.Applied != b.Applied {
 			return a.Applied > b.Applied
 		}
 		if a.Candidates != b.Candidates {
 			return a.Candidates > b.Candidates
 		}
-		return names[i] < names[j]
+		return a.Name < b.Name
 	})
+	return stats
+}
+
+// WriteRuleTable prints the per-rule statistics, rules applied first.
+func (r *Result) WriteRuleTable(w io.Writer) error { return WriteRuleStats(w, r.RuleStats()) }
+
+// WriteRuleStats prints stats as an aligned table with the columns RULE,
+// APPLIED and CANDIDATES, in the given order.
+func WriteRuleStats(w io.Writer, stats []RuleStat) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RULE\tAPPLIED\tCANDIDATES")
-	for _, n := range names {
-		s := r.Rules[n]
-		fmt.Fprintf(tw, "%s\t%d\t%d\n", n, s.Applied, s.Candidates)
+	for _, s := range stats {
+		fmt.Fprintf(tw, "%s\t%d\t%d\n", s.Name, s.Applied, s.Candidates)
 	}
 	return tw.Flush()
 }

@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -30,6 +33,7 @@ type optimizeOptions struct {
 	Agent     string // trained policy (optimize_agent.go)
 	Samples   int
 	Patience  int
+	JSON      bool   // print the report as JSON, progress on stderr
 	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
 	// MeasuredPasses are tried on the result and kept when measurably
 	// faster; "none" skips them.
@@ -74,7 +78,14 @@ printed is that ratio of medians, with the medians it is made of. A
 found graph that fails verification (float32 rounding compounded past the tolerance)
 is never written: the report shows its error and the run goes on with the folded model.
 Shapes that xrl cannot infer (ops outside its table) are taken from one ONNX Runtime
-run of the model.`,
+run of the model.
+
+Progress lines come first, then the summary: planned memory, nodes, the rules applied,
+the time split and the file written. With --json the progress lines go to stderr and
+stdout is one JSON object (pipeline.Report): model, output, interface, method (stop
+reason, steps, latency model and its figures), verification, measured_passes,
+decision (choice, reason, before_ns, after_ns, speedup and its 99% interval),
+memory, nodes, rules and times (durations in nanoseconds).`,
 		Args: cobra.ExactArgs(1),
 	}, opts, func(c *cobra.Command, args []string) error {
 		opts.Model = args[0]
@@ -122,6 +133,7 @@ run of the model.`,
 	f.IntVar(&opts.Patience, "patience", 3, "with --agent: end a rollout after N steps in a row without a new best graph (0 = never)")
 	f.StringSliceVar(&opts.Sweep, "sweep", nil, "shapes the written model must not be slower at, besides the tuning --shape: NAME=DIMS[,DIMS...] (e.g. ids=1x32,8x128); default: the tuning shape with its batch times 8 and its sequence divided by 4")
 	f.BoolVar(&opts.Specialize, "specialize", false, "write a model fixed to the --shape binding (by default the written model keeps every symbolic dimension of the original and --shape is only the tuning shape)")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout (progress lines go to stderr)")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
 }
@@ -178,8 +190,29 @@ func optimizeRun(o *optimizeOptions) error {
 			progress.update("step %d, best %v", step, best.Round(time.Microsecond))
 		}
 	}
-	_, err = pipeline.Optimize(o.IO.Out, cfg)
-	return flagError(err)
+	progressOut := o.IO.Out
+	if o.JSON {
+		progressOut = o.IO.Err
+	}
+	rep, err := pipeline.Optimize(progressOut, cfg)
+	if err != nil {
+		return flagError(err)
+	}
+	return printReport(o.IO.Out, rep, o.JSON)
+}
+
+// printReport prints rep's summary to w, as text or as one indented JSON
+// object.
+func printReport(w io.Writer, rep *pipeline.Report, asJSON bool) error {
+	if !asJSON {
+		return rep.WriteText(w)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rep); err != nil {
+		return fmt.Errorf("printing the report: %w", err)
+	}
+	return nil
 }
 
 // measuredPasses checks the --measured-passes names ("none" alone: no
