@@ -216,7 +216,7 @@ func (f *attnFuser) slice(v *graph.Value, lo, width int) (*graph.Value, *graph.N
 	if !ok {
 		return nil, nil, false
 	}
-	in := shape(n.Input(0))
+	in := dims(n.Input(0))
 	out := shape(v)
 	if in == nil || out == nil {
 		return nil, nil, false
