@@ -57,6 +57,7 @@ func init() {
 		"Pad":             symPad,
 		"TopK":            symTopK,
 		"Einsum":          symEinsum,
+		"Attention":       symAttention,
 	}
 }
 
@@ -614,8 +615,16 @@ func symReshape(n *Node) {
 		dims[i] = d
 		prod = dimArith(prod, d, o, i, mulInt, mulSym)
 	}
-	if infer >= 0 {
+	switch {
+	case infer >= 0:
 		dims[infer] = dimArith(total, prod, o, infer, floorDivInt, func(a, b Sym) (Sym, bool) { return a.DivExact(b) })
+	case !prod.Sym().Equal(total.Sym()):
+		// The target keeps the element count only at this binding (a
+		// constant shape of a symbolic input, say): no dimension of the
+		// output is known for every binding.
+		for i := range dims {
+			dims[i] = unknownDim(o, i, o.Shape[i].Value)
+		}
 	}
 	labelShape(o, dims)
 }
@@ -792,6 +801,16 @@ func symEinsum(n *Node) {
 		dims[i] = byLabel[int(l)]
 	}
 	labelShape(o, dims)
+}
+
+// symAttention labels com.microsoft Attention's output [batch, seq,
+// hidden]: batch and sequence are the input's.
+func symAttention(n *Node) {
+	x, o := n.Inputs[0], n.Output(0)
+	if n.Domain != MicrosoftDomain || o == nil || len(x.Shape) != 3 || len(o.Shape) != 3 {
+		return
+	}
+	labelShape(o, []Dim{x.Shape[0], x.Shape[1], o.Shape[2]})
 }
 
 // symSign returns +1 when e >= 0 and -1 when e <= 0 for every binding of

@@ -9,29 +9,33 @@ import (
 )
 
 // FuseAttention replaces multi-head self-attention written out op by op,
-// as PyTorch's nn.MultiheadAttention exports it at batch 1, by ONNX
+// as PyTorch's nn.MultiheadAttention exports it (sequence-first), by ONNX
 // Runtime's com.microsoft Attention node, which ONNX Runtime's own
 // optimiser does not form from this pattern. The matched form, for a
-// sequence of L tokens, N heads of size h and hidden size D = N*h:
+// batch of B sequences of L tokens, N heads of size h and hidden size
+// D = N*h:
 //
 //	P  = MatMul(X, W) + b                       W [Din, 3D], b [3D] constants
 //	Q, K, V = Slice(P) columns [0,D), [D,2D), [2D,3D)
-//	Qh = Transpose[1,0,2](Reshape(Q)) [N, L, h], likewise Vh
-//	Kt = Transpose[1,2,0](Reshape(K)) [N, h, L]
+//	Qh = Transpose[1,0,2](Reshape(Q)) [B*N, L, h], likewise Vh
+//	Kt = Transpose[1,2,0](Reshape(K)) [B*N, h, L]
 //	S  = Softmax[last](c2 * MatMul(c1 * Qh, Kt) + M)   c1, c2 scalar constants (Mul or Div, each optional),
 //	                                                    M an optional constant [.., L, L] with leading 1s
-//	O  = Reshape(Transpose[1,0,2](MatMul(S, Vh))) [L, D] (or [1, L, D], [L, 1, D])
+//	O  = Reshape(Transpose[1,0,2](MatMul(S, Vh))) [L*B, D] (or [L, B, D]; for B = 1 also [L, D], [1, L, D])
 //
-// where X is [L, 1, Din], [1, L, Din] or [L, Din]. O becomes
-// Reshape(Attention(Reshape(X, [1, L, Din]), W, b, attention_bias=M),
-// shape of O) with scale c2*c1. The mask is added exactly as before
-// (ONNX Runtime adds attention_bias to the scaled scores; -inf entries
-// stay -inf), so no assumption about the range of the scores is made.
-// The product c2*c1 must be exact in float32 (Attention's scale is a
-// float32 attribute), as it is for heads of 4, 16, 64 or 256 (PyTorch
-// divides by sqrt(h)). Intermediate values must have no readers outside
-// the pattern. It
-// reports whether anything changed; g is not modified.
+// where X is [L, B, Din] or, for a batch of one, [L, Din] or [1, L, Din].
+// B and L may be symbols of a graph bound with them: the heads axis of the
+// scores must be B*N at every binding. O becomes the Attention of X in
+// batch-first order ([B, L, Din]: a Transpose, or a Reshape for a batch
+// of one), weights W and b, attention_bias M, scale c2*c1, brought back to
+// O's order and shape, with shapes valid at every binding. The mask is
+// added exactly as before (ONNX Runtime adds attention_bias to the scaled
+// scores; -inf entries stay -inf), so no assumption about the range of
+// the scores is made. The product c2*c1 must be exact in float32
+// (Attention's scale is a float32 attribute), as it is for heads of 4,
+// 16, 64 or 256 (PyTorch divides by sqrt(h)). Intermediate values must
+// have no readers outside the pattern. It reports whether anything
+// changed; g is not modified.
 func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: FuseAttention: nil graph")
@@ -40,8 +44,10 @@ func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 	for _, v := range g.Outputs {
 		f.isOut = append(f.isOut, v)
 	}
-	var found []*attnMatch
+	replace := map[*graph.Node][]*graph.Node{}
 	used := map[*graph.Node]bool{}
+	var added []*graph.Node
+	src := newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
 	for _, n := range g.Nodes {
 		if n.Op != "Softmax" || !defaultDomain(n) {
 			continue
@@ -50,17 +56,21 @@ func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 		if !ok || slices.ContainsFunc(m.nodes, func(x *graph.Node) bool { return used[x] }) {
 			continue
 		}
-		for _, x := range m.nodes {
+		mark, saved := len(added), src.save()
+		shapes, err := f.build(m, src)
+		if err != nil {
+			// No form valid at every binding: the block stays.
+			added = added[:mark]
+			src.restore(saved)
+			continue
+		}
+		for _, x := range append(m.nodes, shapes...) {
 			used[x] = true
 		}
-		found = append(found, m)
+		replace[m.out] = added[mark:]
 	}
-	if len(found) == 0 {
+	if len(replace) == 0 {
 		return g, false, nil
-	}
-	replace := map[*graph.Node][]*graph.Node{}
-	for _, m := range found {
-		replace[m.out] = f.build(m)
 	}
 	out := *g
 	out.Nodes = nil
@@ -95,8 +105,9 @@ type attnFuser struct {
 type attnMatch struct {
 	x, w, b, mask *graph.Value
 	scale         float64
-	seq, din, d   int
-	heads         int
+	din, d        int
+	heads         int           // per sequence
+	batch, seq    graph.Dim     // B and L
 	out           *graph.Node   // the final Reshape, replaced by the new nodes
 	nodes         []*graph.Node // every node of the block (out included)
 }
@@ -105,13 +116,29 @@ func defaultDomain(n *graph.Node) bool {
 	return !n.IsOpaque() && (n.Domain == "" || n.Domain == "ai.onnx")
 }
 
-// only returns v's single reader when v has exactly one and is not a
-// graph output.
+// only returns v's single reader when v has exactly one besides Shape
+// nodes (which build recomputes from the symbols) and is not a graph
+// output.
 func (f *attnFuser) only(v *graph.Value) (*graph.Node, bool) {
-	if v == nil || slices.Contains(f.isOut, v) || len(f.cons[v]) != 1 {
+	if v == nil || slices.Contains(f.isOut, v) {
 		return nil, false
 	}
-	return f.cons[v][0], true
+	rs := f.dataReaders(v)
+	if len(rs) != 1 {
+		return nil, false
+	}
+	return rs[0], true
+}
+
+// dataReaders returns v's readers other than Shape nodes.
+func (f *attnFuser) dataReaders(v *graph.Value) []*graph.Node {
+	var out []*graph.Node
+	for _, n := range f.cons[v] {
+		if !isShapeOp(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // from returns the producer of v when it is a default-domain op of the
@@ -176,37 +203,68 @@ func (f *attnFuser) scaled(v *graph.Value) (*graph.Value, float64, []*graph.Node
 	return v, 1, nil
 }
 
+// heads is how a head view lays out its source: [L, B, D] (or, for a
+// batch of one, [L, D] or [1, L, D]) split into N heads of h.
+type heads struct {
+	src        *graph.Value
+	batch, seq graph.Dim
+	n          int
+}
+
 // headView matches Transpose[perm](Reshape(src)) where the Reshape splits
-// src's last axis into heads: src [L, 1, D], [1, L, D] or [L, D], the
-// Reshape output [L, N, h]. It returns src, the heads and the nodes.
-func (f *attnFuser) headView(v *graph.Value, perm []int64) (*graph.Value, int, []*graph.Node, bool) {
+// src's last axis into heads: src [L, B, D], [L, D] or [1, L, D], the
+// Reshape output [L, B*N, h] at every binding. It returns the layout and
+// the nodes.
+func (f *attnFuser) headView(v *graph.Value, perm []int64) (heads, []*graph.Node, bool) {
 	t, ok := f.from(v, "Transpose")
 	if !ok || !slices.Equal(attrInts(t, "perm"), perm) {
-		return nil, 0, nil, false
+		return heads{}, nil, false
 	}
 	r, ok := f.from(t.Input(0), "Reshape")
 	if !ok {
-		return nil, 0, nil, false
+		return heads{}, nil, false
 	}
-	rs, ss := shape(r.Outputs[0]), shape(r.Input(0))
-	if len(rs) != 3 || len(ss) == 0 || rs[1]*rs[2] != ss[len(ss)-1] || graph.NumElements(ss) != graph.NumElements(rs) || rs[0] != seqOf(ss) {
-		return nil, 0, nil, false
+	rs, ss := dims(r.Outputs[0]), dims(r.Input(0))
+	b, l, ok := rowsOf(ss)
+	if len(rs) != 3 || !ok || rs[2].Param != "" || rs[2].Value <= 0 || rs[0] != l {
+		return heads{}, nil, false
 	}
-	return r.Input(0), rs[1], []*graph.Node{t, r}, true
+	d := ss[len(ss)-1]
+	n, ok := dimDiv(d, rs[2])
+	if !ok || n.Param != "" || dimMul(b, n) != rs[1] {
+		return heads{}, nil, false
+	}
+	return heads{src: r.Input(0), batch: b, seq: l, n: int(n.Value)}, []*graph.Node{t, r}, true
 }
 
-// seqOf returns the sequence length of a batch-1 activation [L, 1, D],
-// [1, L, D] or [L, D], or -1.
-func seqOf(s []int) int {
+// rowsOf returns the batch and sequence of a sequence-first activation
+// [L, B, D], or of a batch of one [L, D] or [1, L, D] (B a plain 1).
+func rowsOf(s graph.Shape) (batch, seq graph.Dim, ok bool) {
 	switch {
 	case len(s) == 2:
-		return s[0]
-	case len(s) == 3 && s[1] == 1:
-		return s[0]
-	case len(s) == 3 && s[0] == 1:
-		return s[1]
+		return fixedDim(1), s[0], true
+	case len(s) == 3 && isFixed(s[0], 1) && !isFixed(s[1], 1):
+		return fixedDim(1), s[1], true
+	case len(s) == 3:
+		return s[1], s[0], true
 	}
-	return -1
+	return graph.Dim{}, graph.Dim{}, false
+}
+
+// outRows reports whether s lays out rows as a block's output may: [L*B,
+// D] or [L, B, D] in sequence-first order, or for a batch of one [L, D],
+// [1, L, D] or [L, 1, D].
+func outRows(s graph.Shape, batch, seq graph.Dim, d int) bool {
+	if len(s) == 0 || !isFixed(s[len(s)-1], int64(d)) {
+		return false
+	}
+	switch len(s) {
+	case 2:
+		return s[0] == dimMul(seq, batch)
+	case 3:
+		return s[0] == seq && s[1] == batch || isFixed(batch, 1) && isFixed(s[0], 1) && s[1] == seq
+	}
+	return false
 }
 
 // slice matches a Slice of p along its last axis with constant bounds
@@ -216,14 +274,14 @@ func (f *attnFuser) slice(v *graph.Value, lo, width int) (*graph.Value, *graph.N
 	if !ok {
 		return nil, nil, false
 	}
-	in := shape(n.Input(0))
-	out := shape(v)
+	in := dims(n.Input(0))
+	out := dims(v)
 	if in == nil || out == nil {
 		return nil, nil, false
 	}
 	starts, axes, ok := sliceBounds(n, in)
 	last := len(in) - 1
-	if !ok || len(axes) != 1 || axes[0] != last || starts[0] != lo || out[last] != width {
+	if !ok || len(axes) != 1 || axes[0] != last || starts[0] != lo || !isFixed(out[last], int64(width)) {
 		return nil, nil, false
 	}
 	return n.Input(0), n, true
@@ -231,12 +289,11 @@ func (f *attnFuser) slice(v *graph.Value, lo, width int) (*graph.Value, *graph.N
 
 // match tries to match the block whose softmax is sm.
 func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
-	ss := shape(sm.Outputs[0])
+	ss := dims(sm.Outputs[0])
 	if len(ss) != 3 || normAxis(attrInt(sm, "axis", -1), 3) != 2 || ss[1] != ss[2] {
 		return nil, false
 	}
-	heads, seq := ss[0], ss[1]
-	m := &attnMatch{heads: heads, seq: seq, nodes: []*graph.Node{sm}}
+	m := &attnMatch{nodes: []*graph.Node{sm}}
 	// Output side: MatMul(S, Vh) -> Transpose[1,0,2] -> Reshape.
 	pv, ok := f.only(sm.Outputs[0])
 	if !ok || pv.Op != "MatMul" || !defaultDomain(pv) || pv.Input(0) != sm.Outputs[0] {
@@ -247,24 +304,25 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 		return nil, false
 	}
 	out, ok := f.only(t.Outputs[0])
-	if !ok || out.Op != "Reshape" || !defaultDomain(out) || seqOf(shape(out.Outputs[0])) != seq {
+	if !ok || out.Op != "Reshape" || !defaultDomain(out) {
 		return nil, false
 	}
 	m.out = out
 	m.nodes = append(m.nodes, pv, t, out)
-	vsrc, vh, vn, ok := f.headView(pv.Input(1), []int64{1, 0, 2})
-	if !ok || vh != heads {
+	vh, vn, ok := f.headView(pv.Input(1), []int64{1, 0, 2})
+	if !ok || vh.seq != ss[1] || dimMul(vh.batch, fixedDim(int64(vh.n))) != ss[0] {
 		return nil, false
 	}
+	m.batch, m.seq, m.heads = vh.batch, vh.seq, vh.n
 	m.nodes = append(m.nodes, vn...)
 	// Scores: Softmax(Add(scaled MatMul(scaled Qh, Kt), M)).
 	scores := sm.Input(0)
 	if add, ok := f.from(scores, "Add"); ok {
 		for i := 0; i < 2; i++ {
 			mk := add.Input(1 - i)
-			ms := shape(mk)
-			if !mk.IsConst() || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != seq || ms[len(ms)-2] != seq ||
-				graph.NumElements(ms) != seq*seq || mk.DType != sm.Outputs[0].DType {
+			ms := dims(mk)
+			if !mk.IsConst() || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != m.seq || ms[len(ms)-2] != m.seq ||
+				dimProduct(ms) != dimMul(m.seq, m.seq) || mk.DType != sm.Outputs[0].DType {
 				continue
 			}
 			m.mask, scores = mk, add.Input(i)
@@ -288,23 +346,29 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 		// graph computes what the original did.
 		return nil, false
 	}
-	qsrc, qh, qv, ok := f.headView(qs, []int64{1, 0, 2})
-	if !ok || qh != heads {
+	qh, qv, ok := f.headView(qs, []int64{1, 0, 2})
+	if !ok || qh.n != m.heads || qh.batch != m.batch || qh.seq != m.seq {
 		return nil, false
 	}
-	ksrc, kh, kv, ok := f.headView(mm.Input(1), []int64{1, 2, 0})
-	if !ok || kh != heads {
+	kh, kv, ok := f.headView(mm.Input(1), []int64{1, 2, 0})
+	if !ok || kh.n != m.heads || kh.batch != m.batch || kh.seq != m.seq {
 		return nil, false
 	}
 	m.nodes = append(m.nodes, qv...)
 	m.nodes = append(m.nodes, kv...)
 	// The three slices of one packed projection.
-	qs3 := shape(qsrc)
-	d := qs3[len(qs3)-1]
-	p, qn2, ok1 := f.slice(qsrc, 0, d)
-	pk, kn2, ok2 := f.slice(ksrc, d, d)
-	pv2, vn2, ok3 := f.slice(vsrc, 2*d, d)
-	if !ok1 || !ok2 || !ok3 || p != pk || p != pv2 || len(f.cons[p]) != 3 || slices.Contains(f.isOut, p) {
+	qs3 := dims(qh.src)
+	if qs3[len(qs3)-1].Param != "" {
+		return nil, false
+	}
+	d := int(qs3[len(qs3)-1].Value)
+	if !outRows(dims(out.Outputs[0]), m.batch, m.seq, d) {
+		return nil, false
+	}
+	p, qn2, ok1 := f.slice(qh.src, 0, d)
+	pk, kn2, ok2 := f.slice(kh.src, d, d)
+	pv2, vn2, ok3 := f.slice(vh.src, 2*d, d)
+	if !ok1 || !ok2 || !ok3 || p != pk || p != pv2 || len(f.dataReaders(p)) != 3 || slices.Contains(f.isOut, p) {
 		return nil, false
 	}
 	m.nodes = append(m.nodes, qn2, kn2, vn2)
@@ -320,8 +384,9 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 			continue
 		}
 		x, w := proj.Input(0), proj.Input(1)
-		ws, xs := shape(w), shape(x)
-		if !w.IsConst() || len(ws) != 2 || ws[1] != 3*d || len(xs) < 2 || seqOf(xs) != seq || xs[len(xs)-1] != ws[0] {
+		ws, xs := shape(w), dims(x)
+		if !w.IsConst() || len(ws) != 2 || ws[1] != 3*d || len(xs) != len(qs3) || !isFixed(xs[len(xs)-1], int64(ws[0])) ||
+			!xs[:len(xs)-1].Equal(qs3[:len(qs3)-1]) {
 			continue
 		}
 		if x.DType != w.DType || b.DType != w.DType {
@@ -334,17 +399,58 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 	return nil, false
 }
 
-// build returns the nodes that replace m: a Reshape of X to [1, L, Din],
-// the Attention node, and a Reshape to the shape of the matched output
-// (which keeps the output value, so its readers are unchanged).
-func (f *attnFuser) build(m *attnMatch) []*graph.Node {
+// build adds (src.add) the nodes that replace m: X in batch-first order [B, L,
+// Din] (a Transpose, or a Reshape for a batch of one), the Attention node,
+// and the way back to the matched output's order and shape (which keeps
+// the output value, so its readers are unchanged). Every shape they hold
+// is valid at every binding. The Shape nodes reading values of the block
+// are recomputed from the symbols; build returns them, as replaced.
+func (f *attnFuser) build(m *attnMatch, src *shapeSource) (shapes []*graph.Node, err error) {
 	base := m.out.Name + "_attention"
-	xr := f.newValue(base+"_input", m.x.DType, []int{1, m.seq, m.din})
-	ao := f.newValue(base+"_output", m.x.DType, []int{1, m.seq, m.d})
-	ins := []*graph.Value{xr, m.w, m.b, nil, nil, nil}
+	for _, n := range m.nodes {
+		if n == m.out {
+			continue
+		}
+		for _, o := range n.Outputs {
+			for _, r := range f.cons[o] {
+				if isShapeOp(r) {
+					if err := src.replaceShape(r); err != nil {
+						return nil, err
+					}
+					shapes = append(shapes, r)
+				}
+			}
+		}
+	}
+	if err := f.buildAttention(m, base, src); err != nil {
+		return nil, err
+	}
+	return shapes, nil
+}
+
+// buildAttention adds (src.add) the nodes computing m's output with an
+// Attention node; src makes their shapes.
+func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) error {
+	one := isFixed(m.batch, 1)
+	// The input, batch-first.
+	xr := &graph.Node{Name: f.unique(base + "_in"), Op: "Reshape"}
+	if one {
+		t, err := src.reshapeTo(m.x, graph.Shape{fixedDim(1), m.seq, fixedDim(int64(m.din))}, xr.Name+"_shape")
+		if err != nil {
+			return err
+		}
+		xr.Inputs = []*graph.Value{m.x, t}
+	} else {
+		xr.Op, xr.Attrs, xr.Inputs = "Transpose", graph.Attrs{"perm": graph.IntsAttr(1, 0, 2)}, []*graph.Value{m.x}
+	}
+	xr.Outputs = []*graph.Value{{Name: f.unique(base + "_input")}}
+	if err := inferAs(xr, graph.Shape{m.batch, m.seq, fixedDim(int64(m.din))}); err != nil {
+		return err
+	}
+	ins := []*graph.Value{xr.Outputs[0], m.w, m.b, nil, nil, nil}
 	if m.mask != nil {
 		t := m.mask.Const.Clone()
-		t.Shape = []int{1, 1, m.seq, m.seq}
+		t.Shape = []int{1, 1, int(m.seq.Value), int(m.seq.Value)}
 		mk := &graph.Value{Name: f.unique(base + "_bias"), Const: t}
 		mk.SetStatic(t.DType, t.Shape)
 		ins[5] = mk
@@ -352,37 +458,38 @@ func (f *attnFuser) build(m *attnMatch) []*graph.Node {
 		ins = ins[:3]
 	}
 	att := &graph.Node{Name: f.unique(base), Op: "Attention", Domain: graph.MicrosoftDomain, Inputs: ins,
-		Outputs: []*graph.Value{ao}, Attrs: graph.Attrs{
+		Outputs: []*graph.Value{{Name: f.unique(base + "_output")}}, Attrs: graph.Attrs{
 			"num_heads": graph.IntAttr(int64(m.heads)),
 			"scale":     graph.FloatAttr(float32(m.scale)),
 		}}
-	outShape := shape(m.out.Outputs[0])
-	return []*graph.Node{
-		f.reshape(base+"_in", m.x, xr),
-		att,
-		f.reshape(base+"_out", ao, m.out.Outputs[0], outShape...),
+	if err := inferAs(att, graph.Shape{m.batch, m.seq, fixedDim(int64(m.d))}); err != nil {
+		return err
 	}
-}
-
-// reshape returns Reshape(from) -> to, to the shape of to (or dims).
-func (f *attnFuser) reshape(name string, from, to *graph.Value, dims ...int) *graph.Node {
-	if dims == nil {
-		dims = shape(to)
+	src.add(xr)
+	src.add(att)
+	// Back to the output's order: sequence-first unless the batch is one.
+	ao := att.Outputs[0]
+	want := m.out.Outputs[0]
+	if !one {
+		t := &graph.Node{Name: f.unique(base + "_seq_first"), Op: "Transpose", Attrs: graph.Attrs{"perm": graph.IntsAttr(1, 0, 2)},
+			Inputs: []*graph.Value{ao}, Outputs: []*graph.Value{{Name: f.unique(base + "_seq_first")}}}
+		if err := inferAs(t, graph.Shape{m.seq, m.batch, fixedDim(int64(m.d))}); err != nil {
+			return err
+		}
+		src.add(t)
+		ao = t.Outputs[0]
 	}
-	s := make([]int64, len(dims))
-	for i, d := range dims {
-		s[i] = int64(d)
+	r := &graph.Node{Name: f.unique(base + "_out"), Op: "Reshape"}
+	shp, err := src.reshapeTo(ao, want.Shape, r.Name+"_shape")
+	if err != nil {
+		return err
 	}
-	c := &graph.Value{Name: f.unique(name + "_shape"), Const: graph.FromInt64(s, len(s))}
-	c.SetStatic(graph.Int64, []int{len(s)})
-	return &graph.Node{Name: f.unique(name), Op: "Reshape", Inputs: []*graph.Value{from, c}, Outputs: []*graph.Value{to}}
-}
-
-// newValue returns a new value with a unique name and a static shape.
-func (f *attnFuser) newValue(name string, dt graph.DType, s []int) *graph.Value {
-	v := &graph.Value{Name: f.unique(name)}
-	v.SetStatic(dt, s)
-	return v
+	r.Inputs = []*graph.Value{ao, shp}
+	if err := inferInto(r, want); err != nil {
+		return err
+	}
+	src.add(r)
+	return nil
 }
 
 // unique returns base, or base with a numeric suffix, unused in the graph.

@@ -3,7 +3,6 @@ package rewrite
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -266,11 +265,10 @@ func (f *formFixer) geluHalfFromWeight(n *graph.Node) bool {
 
 // halfOf returns a new value h and the node h = Mul(g, 0.5).
 func (f *formFixer) halfOf(g *graph.Value, base string) (*graph.Value, *graph.Node, bool) {
-	if shape(g) == nil {
+	if dims(g) == nil {
 		return nil, nil, false
 	}
-	h := &graph.Value{Name: graph.UniqueName(f.names, g.Name+"_half")}
-	h.SetStatic(g.DType, shape(g))
+	h := &graph.Value{Name: graph.UniqueName(f.names, g.Name+"_half"), DType: g.DType, Shape: g.Shape.Clone(), ShapeKnown: true}
 	scale := &graph.Node{Name: graph.UniqueName(f.names, base+"_gelu_half"), Op: "Mul",
 		Inputs: []*graph.Value{g, f.scalarOf(g, base+"_half_const", 0.5)}, Outputs: []*graph.Value{h}}
 	return h, scale, true
@@ -288,7 +286,7 @@ func (f *formFixer) tanhHalfFirst(n *graph.Node) bool {
 		x, a := m.Inputs[i], m.Inputs[1-i]
 		add, ok := f.producer(a, "Add")
 		// v becomes x*0.5: x must have v's shape (A must not broadcast it).
-		if !ok || x.IsConst() || shape(x) == nil || !slices.Equal(shape(x), shape(v)) {
+		if !ok || x.IsConst() || dims(x) == nil || !dims(x).Equal(dims(v)) {
 			continue
 		}
 		t, _, ok := scalarOperand(add, 1)

@@ -2,7 +2,7 @@ package rewrite
 
 import (
 	"fmt"
-	"slices"
+	"math"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -22,9 +22,13 @@ import (
 // (graph outputs need everything); a node is rebuilt over the demanded box
 // of its output, reading the boxes it needs of its inputs (cut with Slice
 // from what their producers compute). Rebuilt reshapes get explicit
-// shapes. It reports whether anything changed. g must have static inferred
-// shapes; it is not modified (the result shares g's unchanged nodes).
-// Constants cut by the result are left as Slice nodes for Fold.
+// shapes. On a graph bound with symbols, boxes are expressions of the
+// symbols (the first token of every sequence of a batch is rows [0,
+// batch) of a [batch*seq, D] value) and every shape and bound the result
+// holds is valid at every binding (shapeSource). It reports whether
+// anything changed. g must have static inferred shapes; it is not
+// modified (the result shares g's unchanged nodes). Constants cut by the
+// result are left as Slice nodes for Fold.
 func PruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: PruneDead: nil graph")
@@ -34,6 +38,7 @@ func PruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 		return nil, false, err
 	}
 	p := &pruner{g: g, demand: demand, have: map[*graph.Value]*graph.Value{}, names: map[string]bool{}}
+	p.src = newShapeSource(g, p.names, func(n *graph.Node) { p.nodes = append(p.nodes, n) })
 	for _, v := range g.Inputs {
 		p.names[v.Name] = true
 	}
@@ -75,12 +80,19 @@ func PruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 // node output that the rest of the graph reads.
 func demandRegions(g *graph.Graph) (map[*graph.Value]region, error) {
 	demand := map[*graph.Value]region{}
-	for _, v := range g.Outputs {
-		s, err := v.StaticShape()
-		if err != nil {
-			return nil, fmt.Errorf("rewrite: PruneDead: %w", err)
+	whole := func(v *graph.Value) (region, error) {
+		s := dims(v)
+		if s == nil {
+			return nil, fmt.Errorf("rewrite: PruneDead: value %q has no static shape", v.Name)
 		}
-		demand[v] = fullRegion(s)
+		return fullRegion(s), nil
+	}
+	for _, v := range g.Outputs {
+		r, err := whole(v)
+		if err != nil {
+			return nil, err
+		}
+		demand[v] = r
 	}
 	for i := len(g.Nodes) - 1; i >= 0; i-- {
 		n := g.Nodes[i]
@@ -97,23 +109,22 @@ func demandRegions(g *graph.Graph) (map[*graph.Value]region, error) {
 			ins = make([]region, len(n.Inputs))
 			for j, v := range n.Inputs {
 				if v != nil {
-					s, err := v.StaticShape()
+					r, err := whole(v)
 					if err != nil {
-						return nil, fmt.Errorf("rewrite: PruneDead: %v: %w", n, err)
+						return nil, fmt.Errorf("%v: %w", n, err)
 					}
-					ins[j] = fullRegion(s)
+					ins[j] = r
 				}
 			}
 		}
 		for j, v := range n.Inputs {
 			if v != nil {
-				demand[v] = demand[v].union(ins[j])
+				demand[v] = demand[v].union(ins[j], v.Shape)
 			}
 		}
 		for _, v := range n.Implicit {
-			s, err := v.StaticShape()
-			if err == nil {
-				demand[v] = demand[v].union(fullRegion(s))
+			if r, err := whole(v); err == nil {
+				demand[v] = demand[v].union(r, v.Shape)
 			}
 		}
 	}
@@ -127,6 +138,7 @@ type pruner struct {
 	have    map[*graph.Value]*graph.Value // original value -> value computing its demanded box
 	names   map[string]bool
 	nodes   []*graph.Node
+	src     *shapeSource
 	changed bool
 }
 
@@ -140,15 +152,23 @@ func (p *pruner) value(v *graph.Value) *graph.Value {
 
 // avail returns the box of v that p.value(v) holds.
 func (p *pruner) avail(v *graph.Value) region {
-	s, _ := v.StaticShape()
 	if _, ok := p.have[v]; ok {
 		return p.demand[v]
 	}
-	return fullRegion(s)
+	return fullRegion(v.Shape)
 }
 
 // node copies n, or rebuilds it over its output's demanded box.
 func (p *pruner) node(n *graph.Node) error {
+	if isShapeOp(n) {
+		if _, cutIn := p.have[n.Inputs[0]]; cutIn {
+			// It read a value now computed only in part: from the symbols.
+			p.changed = true
+			return p.src.replaceShape(n)
+		}
+		p.nodes = append(p.nodes, n)
+		return nil
+	}
 	shrunkIn := false
 	for _, v := range n.Inputs {
 		if v != nil {
@@ -158,9 +178,9 @@ func (p *pruner) node(n *graph.Node) error {
 		}
 	}
 	var out region
-	var outShape []int
+	var outShape graph.Shape
 	if len(n.Outputs) == 1 && n.Outputs[0] != nil {
-		outShape, _ = n.Outputs[0].StaticShape()
+		outShape = dims(n.Outputs[0])
 		out = p.demand[n.Outputs[0]]
 	}
 	cut := out != nil && !out.isFull(outShape)
@@ -180,9 +200,11 @@ func (p *pruner) node(n *graph.Node) error {
 	if n.Op == "Slice" || n.Op == "Gather" {
 		// A selector becomes a cut of what its input holds, reshaped to
 		// the (possibly lower-rank) output box.
-		x := p.cutTo(n.Inputs[0], ins[0])
-		p.finish(n, x, out, outShape, cut)
-		return nil
+		x, err := p.cutTo(n.Inputs[0], ins[0])
+		if err != nil {
+			return err
+		}
+		return p.finish(n, x, out, cut)
 	}
 	c := &graph.Node{Name: p.unique(n.Name + "_rows"), Op: n.Op, Domain: n.Domain, Attrs: n.Attrs.Clone(), Doc: n.Doc}
 	c.Inputs = make([]*graph.Value, len(n.Inputs))
@@ -192,73 +214,102 @@ func (p *pruner) node(n *graph.Node) error {
 		case isParamInput(n, i):
 			c.Inputs[i] = v
 		default:
-			c.Inputs[i] = p.cutTo(v, ins[i])
+			x, err := p.cutTo(v, ins[i])
+			if err != nil {
+				return err
+			}
+			c.Inputs[i] = x
 		}
 	}
 	switch n.Op {
 	case "Reshape", "Squeeze", "Unsqueeze", "Flatten":
+		t, err := p.src.reshapeTo(c.Inputs[0], out.sizes(), n.Name+"_shape")
+		if err != nil {
+			return err
+		}
 		c.Op, c.Attrs = "Reshape", nil
-		c.Inputs = []*graph.Value{c.Inputs[0], p.intConst(n.Name+"_shape", sizesInt64(out.sizes()))}
+		c.Inputs = []*graph.Value{c.Inputs[0], t}
 	}
-	c.Outputs = []*graph.Value{p.newOutput(n.Outputs[0], out, outShape, cut)}
+	if err := p.output(c, n.Outputs[0], out, cut); err != nil {
+		return err
+	}
 	p.nodes = append(p.nodes, c)
-	if cut {
-		p.have[n.Outputs[0]] = c.Outputs[0]
-	}
 	return nil
 }
 
 // finish emits x (holding box out of n's output) as n's output, through a
 // Reshape when its shape is not out's extent.
-func (p *pruner) finish(n *graph.Node, x *graph.Value, out region, outShape []int, cut bool) {
+func (p *pruner) finish(n *graph.Node, x *graph.Value, out region, cut bool) error {
 	want := out.sizes()
-	if xs, _ := x.StaticShape(); slices.Equal(xs, want) && cut {
+	if x.Shape.Equal(want) && cut {
 		p.have[n.Outputs[0]] = x
-		return
+		return nil
 	}
-	r := &graph.Node{Name: p.unique(n.Name + "_rows"), Op: "Reshape",
-		Inputs: []*graph.Value{x, p.intConst(n.Name+"_shape", sizesInt64(want))}}
-	r.Outputs = []*graph.Value{p.newOutput(n.Outputs[0], out, outShape, cut)}
+	r := &graph.Node{Name: p.unique(n.Name + "_rows"), Op: "Reshape"}
+	t, err := p.src.reshapeTo(x, want, n.Name+"_shape")
+	if err != nil {
+		return err
+	}
+	r.Inputs = []*graph.Value{x, t}
+	if err := p.output(r, n.Outputs[0], out, cut); err != nil {
+		return err
+	}
 	p.nodes = append(p.nodes, r)
-	if cut {
-		p.have[n.Outputs[0]] = r.Outputs[0]
-	}
+	return nil
 }
 
-// newOutput returns the output value of a rebuilt node: the original value
-// when the whole output is computed, else a new value of the box's shape.
-func (p *pruner) newOutput(v *graph.Value, out region, shape []int, cut bool) *graph.Value {
+// output gives the rebuilt node c its output: the original value v when
+// the whole of it is computed, else a new value of the box's shape, which
+// then holds v's demanded box. Either is checked by inference.
+func (p *pruner) output(c *graph.Node, v *graph.Value, out region, cut bool) error {
 	if !cut {
-		return v
+		return inferInto(c, v)
 	}
-	w := &graph.Value{Name: p.unique(v.Name + "_rows"), Doc: v.Doc}
-	w.SetStatic(v.DType, out.sizes())
-	return w
+	c.Outputs = []*graph.Value{{Name: p.unique(v.Name + "_rows"), Doc: v.Doc}}
+	if err := inferAs(c, out.sizes()); err != nil {
+		return err
+	}
+	p.have[v] = c.Outputs[0]
+	return nil
 }
 
 // cutTo returns a value holding box want of original value v, slicing what
 // p holds of v when that is more.
-func (p *pruner) cutTo(v *graph.Value, want region) *graph.Value {
+func (p *pruner) cutTo(v *graph.Value, want region) (*graph.Value, error) {
 	have := p.avail(v)
 	x := p.value(v)
-	var starts, ends, axes []int64
+	var starts, ends []graph.Dim
+	var axes []int64
 	for a := range want {
-		if want[a] != have[a] {
-			starts = append(starts, int64(want[a].lo-have[a].lo))
-			ends = append(ends, int64(want[a].hi-have[a].lo))
-			axes = append(axes, int64(a))
+		if want[a] == have[a] {
+			continue
 		}
+		st := dimSub(want[a].lo, have[a].lo)
+		en := dimSub(want[a].hi, have[a].lo)
+		if en.Param != "" && want[a].hi == have[a].hi {
+			en = fixedDim(math.MaxInt64) // to the end, whatever its size
+		}
+		starts, ends, axes = append(starts, st), append(ends, en), append(axes, int64(a))
 	}
 	if len(axes) == 0 {
-		return x
+		return x, nil
 	}
-	s := &graph.Node{Name: p.unique(v.Name + "_cut"), Op: "Slice", Inputs: []*graph.Value{x,
-		p.intConst(v.Name+"_starts", starts), p.intConst(v.Name+"_ends", ends), p.intConst(v.Name+"_axes", axes)}}
-	o := &graph.Value{Name: p.unique(v.Name + "_cut")}
-	o.SetStatic(v.DType, want.sizes())
-	s.Outputs = []*graph.Value{o}
+	s := &graph.Node{Name: p.unique(v.Name + "_cut"), Op: "Slice"}
+	st, err := p.src.vector(starts, v.Name+"_starts")
+	if err != nil {
+		return nil, err
+	}
+	en, err := p.src.vector(ends, v.Name+"_ends")
+	if err != nil {
+		return nil, err
+	}
+	s.Inputs = []*graph.Value{x, st, en, p.intConst(v.Name+"_axes", axes)}
+	s.Outputs = []*graph.Value{{Name: p.unique(v.Name + "_cut")}}
+	if err := inferAs(s, want.sizes()); err != nil {
+		return nil, err
+	}
 	p.nodes = append(p.nodes, s)
-	return o
+	return s.Outputs[0], nil
 }
 
 // intConst returns a new int64 constant.

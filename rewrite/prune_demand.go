@@ -6,25 +6,31 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// span is a half-open index range [lo, hi) along one axis.
-type span struct{ lo, hi int }
+// span is a half-open index range [lo, hi) along one axis. Its bounds are
+// dimensions: on a graph bound with symbols a span can cover a whole
+// symbolic axis ([0, seq)) or an expression of the symbols ([0, batch) of
+// an axis of batch*seq rows).
+type span struct{ lo, hi graph.Dim }
 
 // region is a box of a tensor: one span per axis.
 type region []span
 
 // fullRegion returns the box covering all of shape.
-func fullRegion(shape []int) region {
+func fullRegion(shape graph.Shape) region {
 	r := make(region, len(shape))
 	for i, d := range shape {
-		r[i] = span{0, d}
+		r[i] = span{fixedDim(0), d}
 	}
 	return r
 }
 
+// whole reports whether s covers all of an axis of size d.
+func (s span) whole(d graph.Dim) bool { return s == span{fixedDim(0), d} }
+
 // isFull reports whether r covers all of shape.
-func (r region) isFull(shape []int) bool {
+func (r region) isFull(shape graph.Shape) bool {
 	for i, d := range shape {
-		if r[i].lo != 0 || r[i].hi != d {
+		if !r[i].whole(d) {
 			return false
 		}
 	}
@@ -32,22 +38,29 @@ func (r region) isFull(shape []int) bool {
 }
 
 // sizes returns the box's extent along each axis.
-func (r region) sizes() []int {
-	out := make([]int, len(r))
+func (r region) sizes() graph.Shape {
+	out := make(graph.Shape, len(r))
 	for i, s := range r {
-		out[i] = s.hi - s.lo
+		out[i] = dimSub(s.hi, s.lo)
 	}
 	return out
 }
 
-// union returns the bounding box of r and o (nil counts as empty).
-func (r region) union(o region) region {
+// union returns the bounding box of r and o (nil counts as empty) in a
+// tensor of the given shape: along an axis where neither bound is the
+// same one at every binding, all of the axis.
+func (r region) union(o region, shape graph.Shape) region {
 	if r == nil {
 		return slices.Clone(o)
 	}
 	out := slices.Clone(r)
 	for i, s := range o {
-		out[i] = span{min(out[i].lo, s.lo), max(out[i].hi, s.hi)}
+		lo, ok1 := dimMinMax(out[i].lo, s.lo, true)
+		hi, ok2 := dimMinMax(out[i].hi, s.hi, false)
+		if !ok1 || !ok2 {
+			lo, hi = fixedDim(0), shape[i]
+		}
+		out[i] = span{lo, hi}
 	}
 	return out
 }
@@ -56,16 +69,16 @@ func (r region) union(o region) region {
 // out, the box of each input that computing it reads (in input order; nil
 // for an absent input), and whether the op is understood at all. Ops it
 // does not understand need all of every input. Every input must have a
-// static shape.
+// static shape. Boxes hold at every binding of the graph's symbols.
 func needs(n *graph.Node, out region) ([]region, bool) {
 	ins := make([]region, len(n.Inputs))
-	shapes := make([][]int, len(n.Inputs))
+	shapes := make([]graph.Shape, len(n.Inputs))
 	for i, v := range n.Inputs {
 		if v == nil {
 			continue
 		}
-		s, err := v.StaticShape()
-		if err != nil {
+		s := dims(v)
+		if s == nil {
 			return nil, false
 		}
 		shapes[i] = s
@@ -89,6 +102,8 @@ func needs(n *graph.Node, out region) ([]region, bool) {
 	switch n.Op {
 	case "Identity", "Dropout":
 		ins[0] = slices.Clone(out)
+	case "Shape":
+		ins[0] = nil // reads no element
 	case "Softmax":
 		ax := normAxis(attrInt(n, "axis", -1), rank)
 		if ins[0], ok = keepAxes(out, shapes[0], []int{ax}, false); !ok {
@@ -133,7 +148,7 @@ func needs(n *graph.Node, out region) ([]region, bool) {
 	case "Gemm":
 		return gemmNeeds(n, shapes, out)
 	case "Reshape", "Squeeze", "Unsqueeze", "Flatten":
-		r, ok := reshapeNeed(shapes[0], n.Outputs[0], out)
+		r, ok := reshapeNeed(shapes[0], dims(n.Outputs[0]), out)
 		if !ok {
 			return ins, false
 		}
@@ -158,12 +173,12 @@ func needs(n *graph.Node, out region) ([]region, bool) {
 
 // broadcastNeed maps an output box to an input of shape in under numpy
 // broadcasting: the input's trailing axes align with the output's, and
-// axes where the input has size 1 are read whole.
-func broadcastNeed(in []int, out region) region {
+// axes where the input has a plain size 1 are read whole.
+func broadcastNeed(in graph.Shape, out region) region {
 	r := fullRegion(in)
 	off := len(out) - len(in)
 	for i, d := range in {
-		if d != 1 && i+off >= 0 {
+		if !isFixed(d, 1) && i+off >= 0 {
 			r[i] = out[i+off]
 		}
 	}
@@ -174,24 +189,24 @@ func broadcastNeed(in []int, out region) region {
 // normalises over) widened to all of shape. It fails when out cuts one of
 // them: the op computes all of that axis or nothing (reduced is true when
 // the axis has size 1 in the output).
-func keepAxes(out region, shape []int, axes []int, reduced bool) (region, bool) {
+func keepAxes(out region, shape graph.Shape, axes []int, reduced bool) (region, bool) {
 	r := slices.Clone(out)
 	for _, a := range axes {
 		d := shape[a]
 		if reduced {
-			d = 1
+			d = fixedDim(1)
 		}
-		if out[a] != (span{0, d}) {
+		if !out[a].whole(d) {
 			return nil, false
 		}
-		r[a] = span{0, shape[a]}
+		r[a] = span{fixedDim(0), shape[a]}
 	}
 	return r, true
 }
 
 // matmulNeeds handles MatMul with both operands of rank 2 or more: A needs
 // the output's rows, B its columns, both the batch axes (broadcast).
-func matmulNeeds(shapes [][]int, out region) ([]region, bool) {
+func matmulNeeds(shapes []graph.Shape, out region) ([]region, bool) {
 	a, b := shapes[0], shapes[1]
 	ins := []region{fullRegion(a), fullRegion(b)}
 	if len(a) < 2 || len(b) < 2 {
@@ -199,14 +214,14 @@ func matmulNeeds(shapes [][]int, out region) ([]region, bool) {
 	}
 	rank := len(out)
 	batch := out[:rank-2]
-	ins[0] = append(broadcastNeed(a[:len(a)-2], batch), out[rank-2], span{0, a[len(a)-1]})
-	ins[1] = append(broadcastNeed(b[:len(b)-2], batch), span{0, b[len(b)-2]}, out[rank-1])
+	ins[0] = append(broadcastNeed(a[:len(a)-2], batch), out[rank-2], span{fixedDim(0), a[len(a)-1]})
+	ins[1] = append(broadcastNeed(b[:len(b)-2], batch), span{fixedDim(0), b[len(b)-2]}, out[rank-1])
 	return ins, true
 }
 
 // gemmNeeds handles Gemm: A needs the output's rows, B its columns, C is
 // broadcast to the output.
-func gemmNeeds(n *graph.Node, shapes [][]int, out region) ([]region, bool) {
+func gemmNeeds(n *graph.Node, shapes []graph.Shape, out region) ([]region, bool) {
 	ins := make([]region, len(shapes))
 	for i, s := range shapes {
 		if s != nil {
@@ -229,52 +244,25 @@ func gemmNeeds(n *graph.Node, shapes [][]int, out region) ([]region, bool) {
 	return ins, true
 }
 
-// reshapeNeed maps an output box of a reshape back to its input. An axis
-// the box cuts must correspond to an input axis of the same size with the
-// same number of elements before it (then the elements on both sides are
-// laid out alike); otherwise the reshape needs its whole input.
-func reshapeNeed(in []int, outV *graph.Value, out region) (region, bool) {
-	os, err := outV.StaticShape()
-	if err != nil {
-		return nil, false
-	}
-	r := fullRegion(in)
-	for a, s := range out {
-		if s.lo == 0 && s.hi == os[a] {
-			continue
-		}
-		before := graph.NumElements(os[:a])
-		found := false
-		for b := range in {
-			if in[b] == os[a] && graph.NumElements(in[:b]) == before {
-				r[b] = s
-				found = true
-				break
-			}
-		}
-		if !found {
-			return nil, false
-		}
-	}
-	return r, true
-}
-
 // sliceNeed handles Slice with constant bounds and unit steps.
-func sliceNeed(n *graph.Node, in []int, out region) (region, bool) {
+func sliceNeed(n *graph.Node, in graph.Shape, out region) (region, bool) {
 	starts, axes, ok := sliceBounds(n, in)
 	if !ok {
 		return nil, false
 	}
 	r := slices.Clone(out)
 	for i, a := range axes {
-		r[a] = span{starts[i] + out[a].lo, starts[i] + out[a].hi}
+		st := fixedDim(int64(starts[i]))
+		r[a] = span{dimAdd(st, out[a].lo), dimAdd(st, out[a].hi)}
 	}
 	return r, true
 }
 
 // sliceBounds returns the normalised starts and axes of a Slice whose
-// bounds are constants and whose steps are 1.
-func sliceBounds(n *graph.Node, in []int) (starts, axes []int, ok bool) {
+// bounds are constants and whose steps are 1. Along a symbolic axis the
+// start must be 0 (another start would be clamped to a size that depends
+// on the binding).
+func sliceBounds(n *graph.Node, in graph.Shape) (starts, axes []int, ok bool) {
 	st, ok1 := constInts(n, 1)
 	en, ok2 := constInts(n, 2)
 	if !ok1 || !ok2 || len(st) != len(en) {
@@ -307,7 +295,10 @@ func sliceBounds(n *graph.Node, in []int) (starts, axes []int, ok bool) {
 		if a < 0 || a >= rank {
 			return nil, nil, false
 		}
-		d := int64(in[a])
+		if in[a].Param != "" && st[i] != 0 {
+			return nil, nil, false
+		}
+		d := in[a].Value
 		s := st[i]
 		if s < 0 {
 			s += d
@@ -319,8 +310,8 @@ func sliceBounds(n *graph.Node, in []int) (starts, axes []int, ok bool) {
 }
 
 // gatherNeed handles Gather with a constant scalar index, or constant
-// consecutive indices, on one axis.
-func gatherNeed(n *graph.Node, in []int, out region) (region, bool) {
+// consecutive indices, on one axis (non-negative ones on a symbolic axis).
+func gatherNeed(n *graph.Node, in graph.Shape, out region) (region, bool) {
 	idx := n.Input(1)
 	if !idx.IsConst() {
 		return nil, false
@@ -331,18 +322,22 @@ func gatherNeed(n *graph.Node, in []int, out region) (region, bool) {
 	}
 	rank := len(in)
 	ax := normAxis(attrInt(n, "axis", 0), rank)
-	first, ok := consecutive(ids, in[ax])
+	if in[ax].Param != "" && slices.ContainsFunc(ids, func(i int64) bool { return i < 0 }) {
+		return nil, false
+	}
+	first, ok := consecutive(ids, int(in[ax].Value))
 	if !ok {
 		return nil, false
 	}
 	r := make(region, rank)
+	f := fixedDim(int64(first))
 	if len(idx.Const.Shape) == 0 {
 		copy(r, out[:ax])
 		copy(r[ax+1:], out[ax:])
-		r[ax] = span{first, first + 1}
+		r[ax] = span{f, fixedDim(int64(first) + 1)}
 	} else {
 		copy(r, out)
-		r[ax] = span{first + out[ax].lo, first + out[ax].hi}
+		r[ax] = span{dimAdd(f, out[ax].lo), dimAdd(f, out[ax].hi)}
 	}
 	return r, true
 }
