@@ -6,7 +6,6 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
@@ -208,7 +207,7 @@ func TestPassesShapePolymorphic(t *testing.T) {
 					t.Errorf("%d %s nodes, want %d", got, op, want)
 				}
 			}
-			if f0, f1 := models.FLOPs(before), models.FLOPs(folded); tt.cuts && f1 >= f0 {
+			if f0, f1 := graph.FLOPs(before), graph.FLOPs(folded); tt.cuts && f1 >= f0 {
 				t.Errorf("FLOPs %d -> %d, want fewer", f0, f1)
 			}
 			sameAtShapes(t, declared, folded, tt.at)
