@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/xrl-dev/xrl/internal/cli"
+	"github.com/xrl-dev/xrl/cmd/xrl/internal/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

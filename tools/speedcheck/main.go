@@ -16,7 +16,7 @@
 // scripts/check-speedup runs it; scripts/check-corpus runs it on what
 // xrl optimize wrote for each corpus model.
 //
-//	go run ./internal/tools/speedcheck [-shape ids=1x128] [-threads 2] [-pairs 300] [-min-time 10s] [-warmup 2s] [-lib PATH] A.onnx B.onnx
+//	go run ./tools/speedcheck [-shape ids=1x128] [-threads 2] [-pairs 300] [-min-time 10s] [-warmup 2s] [-lib PATH] A.onnx B.onnx
 //
 // Dimensions a model leaves symbolic take their size from -shape, else 1.
 // Inputs are seeded random data: floats uniform in [-1, 1), integers 0 or

@@ -15,7 +15,7 @@
 // error is that of the median estimate against the median timing; the
 // range of the rounds' own errors is printed beside it.
 //
-//	go run ./internal/tools/costcheck [-steps 4] [-rounds 3] [-no-cost] [-threads N] [-seq 32] [zoo names or .onnx files]
+//	go run ./tools/costcheck [-steps 4] [-rounds 3] [-no-cost] [-threads N] [-seq 32] [zoo names or .onnx files]
 package main
 
 import (

@@ -9,7 +9,7 @@ import (
 )
 
 // Version is xrl's version, set at build time with
-// -ldflags "-X github.com/xrl-dev/xrl/internal/cli.Version=v1.2.3".
+// -ldflags "-X github.com/xrl-dev/xrl/cmd/xrl/internal/cli.Version=v1.2.3".
 var Version = "dev"
 
 type versionOptions struct {
