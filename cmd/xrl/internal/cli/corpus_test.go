@@ -20,7 +20,7 @@ import (
 // (onnx.checker on the written model), and logs one table row per model.
 
 // corpusDir is where scripts/gen-corpus writes the exported models.
-const corpusDir = "../../testdata/corpus"
+const corpusDir = "../../../../testdata/corpus"
 
 // conformanceData is where libonnx-testdata installs ONNX's test models.
 const conformanceData = "/usr/include/onnx/backend/test/data"
@@ -89,7 +89,7 @@ func ensureCorpus(t *testing.T) {
 	if !missing {
 		return
 	}
-	out, err := exec.Command("../../scripts/gen-corpus").CombinedOutput()
+	out, err := exec.Command("../../../../scripts/gen-corpus").CombinedOutput()
 	if err != nil {
 		t.Fatalf("scripts/gen-corpus (needs python3-torch and python3-torchvision; run scripts/setup): %v\n%s", err, out)
 	}
