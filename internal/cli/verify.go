@@ -29,8 +29,13 @@ func NewCmdVerify(s IO, runF func(*verifyOptions) error) *cobra.Command {
 		Use:   "verify A.onnx B.onnx",
 		Short: "Check that two models compute the same function",
 		Long: `verify runs both models on the same seeded random inputs (several seeds) on each
-runtime and compares their outputs. Integer inputs read as indices by a Gather
-(token ids) are drawn below the size of the table they index. Outputs agree when
+runtime and compares their outputs. The inputs exercise the model: integer inputs
+read as indices by a Gather (token ids) are drawn over the table they index, Loop
+trip counts above 1, other integers from 0 and 1, small values and the constants
+the model compares them with (a sample rate, a step count); extra sets are drawn
+until each If whose condition depends on the inputs has been taken both ways.
+An output that is NaN or infinite everywhere in both models fails: it compares
+nothing. Outputs agree when
 every element satisfies numpy.allclose's rule with the absolute tolerance in units
 of the output's scale, |a-b| <= atol*s + rtol*|b| with s the output's root mean
 square (at least 1) (--atol, default 1e-5; --tolerance is rtol, default 1e-4:
