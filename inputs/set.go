@@ -3,6 +3,7 @@ package inputs
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -12,65 +13,60 @@ type Set struct {
 	// Name names the set in reports: "seed 3" for a random set, the file
 	// or directory for a user's set.
 	Name string
-	// Tensors holds the data by input name; in a user's set read without
-	// names (positional .pb files, an .npz of arr_0 ...), by the names
-	// "#0", "#1" ... of the positions among the model's non-constant
-	// inputs.
+	// Tensors holds the data, keyed by input name (or, in a user's set,
+	// by the name its file gives the tensor: the TensorProto's name, the
+	// .npz member's name, or the file's when the tensor has none).
 	Tensors map[string]*graph.Tensor
+	// Order lists the keys of Tensors in the order of the user's files
+	// (input_0.pb, input_1.pb ...; an .npz's members): a key that names no
+	// input of the model stands for the non-constant input at its
+	// position, as in ONNX's test runner. Random sets leave it empty.
+	Order []string
 }
 
-// Positional returns the key Set.Tensors uses for the tensor of the
-// model's i-th non-constant input when the set does not name it.
-func Positional(i int) string { return fmt.Sprintf("#%d", i) }
-
 // Match returns s's tensors keyed by the names of g's non-constant
-// inputs: by name, or else by position. It is an error when an input has
-// no tensor, a tensor matches no input, or a tensor's element type or
-// shape differs from its input's (when the input's shape is known; a
-// dimension not bound to a size takes any).
+// inputs: by name, or else (for a key of Order) by position. It is an
+// error when an input has no tensor or two, a tensor matches no input,
+// or a tensor's element type or shape differs from its input's (when the
+// input's shape is known; a dimension not bound to a size takes any).
 func (s Set) Match(g *graph.Graph) (map[string]*graph.Tensor, error) {
 	var free []*graph.Value
+	byName := map[string]*graph.Value{}
 	for _, v := range g.Inputs {
 		if v.Const == nil {
 			free = append(free, v)
+			byName[v.Name] = v
 		}
+	}
+	order := s.Order
+	if len(order) == 0 {
+		order = s.sortedNames()
 	}
 	out := make(map[string]*graph.Tensor, len(free))
-	used := make(map[string]bool, len(s.Tensors))
-	for i, v := range free {
-		key := v.Name
-		t, ok := s.Tensors[key]
-		if !ok {
-			key = Positional(i)
-			t, ok = s.Tensors[key]
+	for i, key := range order {
+		t := s.Tensors[key]
+		if t == nil {
+			return nil, fmt.Errorf("input set %s: no tensor %q", s.Name, key)
 		}
-		if !ok {
-			return nil, fmt.Errorf("input set %s: no tensor for input %q (it holds %s)", s.Name, v.Name, s.names())
+		v, how := byName[key], ""
+		if v == nil && len(s.Order) > 0 && i < len(free) {
+			v, how = free[i], fmt.Sprintf("tensor %q, taken by position: ", key)
+		}
+		if v == nil {
+			return nil, fmt.Errorf("input set %s: tensor %q matches no input of the model (inputs: %s)", s.Name, key, inputNames(free))
+		}
+		if out[v.Name] != nil {
+			return nil, fmt.Errorf("input set %s: two tensors for input %q", s.Name, v.Name)
 		}
 		if err := fits(v, t); err != nil {
-			return nil, fmt.Errorf("input set %s: %w", s.Name, err)
+			return nil, fmt.Errorf("input set %s: %s%w", s.Name, how, err)
 		}
-		used[key] = true
 		out[v.Name] = t
 	}
-	for _, name := range s.sortedNames() {
-		if !used[name] {
-			return nil, fmt.Errorf("input set %s: tensor %q matches no input of the model", s.Name, name)
+	for _, v := range free {
+		if out[v.Name] == nil {
+			return nil, fmt.Errorf("input set %s: no tensor for input %q (the set holds %q)", s.Name, v.Name, order)
 		}
-	}
-	return out, nil
-}
-
-// Shapes returns the shapes of s's tensors matched to g's inputs (see
-// Match), for graph.BindShapes.
-func (s Set) Shapes(g *graph.Graph) (map[string][]int, error) {
-	m, err := s.Match(g)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string][]int, len(m))
-	for name, t := range m {
-		out[name] = slices.Clone(t.Shape)
 	}
 	return out, nil
 }
@@ -104,11 +100,11 @@ func (s Set) sortedNames() []string {
 	return names
 }
 
-// names lists the keys of s.Tensors for messages.
-func (s Set) names() string {
-	names := s.sortedNames()
-	if len(names) == 0 {
-		return "no tensor"
+// inputNames lists the names of vs for messages.
+func inputNames(vs []*graph.Value) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = v.Name
 	}
-	return fmt.Sprintf("%q", names)
+	return strings.Join(names, ", ")
 }

@@ -49,6 +49,9 @@ func (s *Start) ChooseNotSlower(w io.Writer, optimised *graph.Model, m Measureme
 		if err := s.VerifyShapes(w, s.Model, tol, seed); err != nil {
 			return nil, err
 		}
+		if err := s.VerifyInputs(w, s.Model, tol); err != nil {
+			return nil, err
+		}
 		return s.Model, nil
 	}
 	return s.Orig, nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/ppo/builtin"
@@ -61,6 +62,9 @@ type Config struct {
 	// DefaultMeasuredPasses is what xrl optimize uses). Latency objective
 	// only.
 	MeasuredPasses []string
+	// Inputs are the user's own input sets (inputs.Read): the written
+	// model is verified on them as well as on random inputs.
+	Inputs []inputs.Set
 }
 
 // Result is what an optimisation run did.
@@ -98,6 +102,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Inputs = cfg.Inputs
 	reportInterface(w, s)
 	var times Times
 	times.Prepare = time.Since(t0)

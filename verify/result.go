@@ -35,6 +35,11 @@ type SetError struct {
 	Ratio, RelL2 float64
 }
 
+// String renders the set's worst output as one line.
+func (s SetError) String() string {
+	return fmt.Sprintf("input set %s: worst output %q, |a-b|/(atol*s+rtol*|b|) %.3g, rel L2 error %.3g", s.Name, s.Worst, s.Ratio, s.RelL2)
+}
+
 // Result reports the largest disagreement found.
 type Result struct {
 	// RTol and ATol are the tolerances applied.
@@ -98,7 +103,7 @@ func (r Result) Details() string {
 		b.WriteString("\n")
 	}
 	for _, s := range r.Sets {
-		fmt.Fprintf(&b, "  input set %s: worst output %q, |a-b|/(atol*s+rtol*|b|) %.3g, rel L2 error %.3g\n", s.Name, s.Worst, s.Ratio, s.RelL2)
+		fmt.Fprintf(&b, "  %v\n", s)
 	}
 	if r.Branches != "" {
 		fmt.Fprintf(&b, "  %s\n", r.Branches)

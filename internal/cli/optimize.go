@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/search"
@@ -36,6 +37,9 @@ type optimizeOptions struct {
 	MeasuredPasses []string
 	// Specialize freezes the written model's interface to --shape.
 	Specialize bool
+	// Inputs is the user's own input sets (inputs.Read), verified on
+	// besides the random ones.
+	Inputs string
 }
 
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
@@ -68,6 +72,8 @@ atomically: the optimised graph only when it is measurably faster than the origi
 in ONNX Runtime, otherwise the folded or the original model, as the report says. A
 found graph that fails verification (float32 rounding compounded past the tolerance)
 is never written: the report shows its error and the run goes on with the folded model.
+--inputs verifies on your own input sets too (ONNX test-data layout or .npz; see
+'xrl verify --help'), each at its own shapes, and names each set's worst output.
 Shapes that xrl cannot infer (ops outside its table) are taken from one ONNX Runtime
 run of the model.`,
 		Args: cobra.ExactArgs(1),
@@ -116,6 +122,7 @@ run of the model.`,
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	f.IntVar(&opts.Patience, "patience", 3, "with --agent: end a rollout after N steps in a row without a new best graph (0 = never)")
 	f.BoolVar(&opts.Specialize, "specialize", false, "write a model fixed to the --shape binding (by default the written model keeps every symbolic dimension of the original and --shape is only the tuning shape)")
+	f.StringVar(&opts.Inputs, "inputs", "", "also verify the result on your own input sets (a directory of input_N.pb files or test_data_set_N directories, an .npz archive, or a directory of them); without --shape the model is tuned at the first set's shapes")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
 }
@@ -138,6 +145,19 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 	if err != nil {
 		return pipeline.Config{}, err
 	}
+	var sets []inputs.Set
+	if o.Inputs != "" {
+		groups, err := userInputGroups(o.Model, o.Inputs)
+		if err != nil {
+			return pipeline.Config{}, err
+		}
+		if len(bind) == 0 {
+			bind = groups[0].Shapes
+		}
+		for _, gr := range groups {
+			sets = append(sets, gr.Sets...)
+		}
+	}
 	return pipeline.Config{
 		Model: o.Model, Shapes: bind, Rules: o.Rules, Output: o.Output,
 		Latency:     o.searchRuntime(),
@@ -149,6 +169,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		Agent: o.Agent, Samples: o.Samples, Patience: o.Patience, Tolerance: o.Tolerance, Objective: o.Objective, RulesFile: o.RulesFile,
 		MeasuredPasses: passes,
 		Specialize:     o.Specialize,
+		Inputs:         sets,
 	}, nil
 }
 
