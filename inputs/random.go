@@ -57,8 +57,8 @@ func Random(g *graph.Graph, seed uint64) (map[string]*graph.Tensor, error) {
 // only for small magnitudes must not pass a check over three seeds);
 // bools are fair coin flips. An integer read as Gather indices (token
 // ids) is uniform below the size of the axis it indexes (the smallest,
-// when several Gathers read it); one read as indices by another op stays
-// 0 or 1; a Loop's trip count is drawn from 2 to 4; any other integer
+// when several Gathers read it); one read as indices by another op, or
+// subtracted from 1 (an attention mask), stays 0 or 1; a Loop's trip count is drawn from 2 to 4; any other integer
 // takes, element by element in turn over the seeds, a value the graph
 // compares it with (or, with none, a small value), 0 or 1, and a small
 // value from 2 to 9, each below the Gather bound when it has one.
@@ -133,7 +133,7 @@ func (u *intUse) draw(r *rand.Rand, seed uint64, i int) int64 {
 		return minTrip + r.Int64N(maxTrip-minTrip+1)
 	case u.bound > 0 && len(u.compared) == 0:
 		return r.Int64N(u.bound)
-	case u.index && u.bound == 0:
+	case u.flag || u.index && u.bound == 0:
 		return r.Int64N(2)
 	}
 	kind := int((seed + numKinds - 1 + uint64(i)) % numKinds)

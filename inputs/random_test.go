@@ -68,8 +68,8 @@ func TestRandomInputsTokenIDsBelowTableSize(t *testing.T) {
 // TestRandomInputsIntegerRanges checks what integers that are not token
 // ids are drawn from: every element over three seeds sees a value the
 // graph compares the input with (its offset removed), 0 or 1, and a small
-// value; a Loop's trip count exceeds 1; an index of another op stays 0 or
-// 1.
+// value; a Loop's trip count exceeds 1; an index of another op and an
+// input subtracted from 1 (an attention mask) stay 0 or 1.
 func TestRandomInputsIntegerRanges(t *testing.T) {
 	b := graph.NewBuilder("ints")
 	sr := b.Input("sr", graph.Int64)
@@ -79,6 +79,8 @@ func TestRandomInputsIntegerRanges(t *testing.T) {
 	b.Output(b.Op("Greater", []*graph.Value{less, b.Const("five", graph.FromInt64([]int64{5}))}, nil))
 	flag := b.Input("flag", graph.Int32, 8)
 	b.Output(b.Op("Add", []*graph.Value{flag, flag}, nil))
+	maskF := b.Op("Cast", []*graph.Value{b.Input("mask", graph.Int64, 2, 8)}, graph.Attrs{"to": graph.IntAttr(int64(graph.Float32))})
+	b.Output(b.Op("Sub", []*graph.Value{b.Const("onef", graph.FromFloat32([]float32{1})), maskF}, nil))
 	data := b.Input("data", graph.Float32, 4, 4)
 	b.Output(b.Op("GatherElements", []*graph.Value{data, b.Input("idx", graph.Int64, 4, 4)}, nil))
 	g := graphtest.Graph(t, b)
@@ -92,6 +94,7 @@ func TestRandomInputsIntegerRanges(t *testing.T) {
 		{"sr", []int64{16000}, nil},
 		{"steps", []int64{5, 6, 7}, nil}, // 6 - 1 > 5 is the border, and its neighbours
 		{"idx", nil, []int64{0, 1}},
+		{"mask", nil, []int64{0, 1}}, // 1 - mask: an attention mask
 	}
 	for _, tc := range tests {
 		t.Run(tc.input, func(t *testing.T) {

@@ -24,6 +24,10 @@ type intUse struct {
 	index bool
 	// trip marks a Loop's trip count.
 	trip bool
+	// flag marks an input the graph subtracts from 1 (an attention mask
+	// turned into 1 - mask before it scales a large negative bias): its
+	// values stay in {0, 1}, the only ones that keep the bias finite.
+	flag bool
 	// compared holds the values the graph compares or equates the input
 	// with, each constant moved back by the offsets added on the way, with
 	// its neighbours for an ordering comparison; sorted, unique.
@@ -130,6 +134,8 @@ func (w *useWalker) read(g *graph.Graph, n *graph.Node, i int, offset int64) {
 			w.follow(g, n.Output(0), offset+k)
 		case i == 0:
 			w.follow(g, n.Output(0), offset-k)
+		case k == 1+offset:
+			w.use.flag = true
 		}
 	case isCompare(n.Op) && len(n.Inputs) == 2:
 		w.compare(g, n, n.Inputs[1-i], offset)
@@ -139,6 +145,22 @@ func (w *useWalker) read(g *graph.Graph, n *graph.Node, i int, offset int64) {
 		w.use.index = true
 	case n.Op == "Loop" && i == 0:
 		w.use.trip = true
+	case graph.IsRecurrent(n) && i == 4:
+		w.sequenceLengths(n)
+	}
+}
+
+// sequenceLengths bounds the input by the sequence length of recurrent
+// node n, whose sequence_lens it is: each row's length is at most the
+// sequence's.
+func (w *useWalker) sequenceLengths(n *graph.Node) {
+	d, err := graph.RecurrentShape(n)
+	if err != nil {
+		w.use.index = true
+		return
+	}
+	if size := int64(d.Seq) + 1; w.use.bound == 0 || size < w.use.bound {
+		w.use.bound = size
 	}
 }
 

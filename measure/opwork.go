@@ -12,7 +12,8 @@ const (
 )
 
 // opWork returns the class and amount of work of node n: 2 x multiply-adds
-// for Conv, ConvTranspose, MatMul, Gemm and com.microsoft Attention, otherwise the number of
+// for Conv, ConvTranspose, MatMul, Gemm, com.microsoft Attention and the
+// recurrent RNN, GRU and LSTM, otherwise the number of
 // elements of its non-constant inputs and its outputs. Unknown shapes count
 // as one element.
 func opWork(n *graph.Node) (class string, work float64) {
@@ -50,6 +51,10 @@ func opWork(n *graph.Node) (class string, work float64) {
 		}
 	case "Attention":
 		if d, err := graph.AttentionShape(n); err == nil && n.Domain == graph.MicrosoftDomain {
+			return workFLOPs, float64(d.FLOPs())
+		}
+	case "RNN", "GRU", "LSTM":
+		if d, err := graph.RecurrentShape(n); err == nil && graph.IsRecurrent(n) {
 			return workFLOPs, float64(d.FLOPs())
 		}
 	case "Gemm":

@@ -62,6 +62,11 @@ func staticLen(v *graph.Value) (int64, []int, bool) {
 }
 
 func nodeFLOPs(nd *graph.Node) int64 {
+	if graph.IsRecurrent(nd) {
+		if d, err := graph.RecurrentShape(nd); err == nil {
+			return d.FLOPs()
+		}
+	}
 	if s := nd.Schema(); nd.IsOpaque() || s != nil && s.Movement || len(nd.Outputs) == 0 {
 		return 0
 	}

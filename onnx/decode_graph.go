@@ -249,6 +249,9 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 	if err := d.bodies(n, np); err != nil {
 		return fmt.Errorf("node %q (%s): %w", np.GetName(), np.GetOpType(), err)
 	}
+	if err := d.recurrentAttrs(n, np); err != nil {
+		return fmt.Errorf("node %q (%s): %w", np.GetName(), np.GetOpType(), err)
+	}
 	d.g.Nodes = append(d.g.Nodes, n)
 	return nil
 }

@@ -19,14 +19,57 @@ import (
 // corpusDir holds the exported corpus (scripts/gen-corpus).
 const corpusDir = "../testdata/corpus"
 
-// corpusShapes binds the corpus models' inputs whose non-leading
-// dimensions are symbolic (as the corpus test of the CLI does).
+// corpusShapes binds corpus models' inputs where the default binding
+// (corpusBinding) does not suit them.
 var corpusShapes = map[string]map[string][]int{
 	"encoder_classifier": {"ids": {1, 128}},
 	"gpt_decoder":        {"ids": {1, 32}},
 	"vad_if":             {"x": {1, 512}},
-	"loop_mlp":           {"x": {4, 32}},
-	"loop_if":            {"x": {2, 16}},
+}
+
+// defaultSymbolSize is the size corpusBinding gives a symbolic dimension
+// that is not an input's first (a sequence).
+const defaultSymbolSize = 16
+
+// corpusBinding returns the input shapes a corpus model is checked at:
+// corpusShapes' when listed, else its declared shapes with each leading
+// symbolic dimension at 1 and any other at defaultSymbolSize.
+func corpusBinding(name, path string) (map[string][]int, error) {
+	if s, ok := corpusShapes[name]; ok {
+		return s, nil
+	}
+	m, err := pipeline.ReadModel(path)
+	if err != nil {
+		return nil, err
+	}
+	size := func(axis int) int {
+		if axis == 0 {
+			return 1
+		}
+		return defaultSymbolSize
+	}
+	bind := map[string][]int{}
+	for _, v := range runtimeInputs(m.Graph) {
+		dims := make([]int, len(v.Shape))
+		for i, d := range v.Shape {
+			if dims[i] = int(d.Value); !d.Known() {
+				dims[i] = size(i)
+			}
+		}
+		bind[v.Name] = dims
+	}
+	return bind, nil
+}
+
+// runtimeInputs returns g's non-constant inputs of known rank.
+func runtimeInputs(g *graph.Graph) []*graph.Value {
+	var out []*graph.Value
+	for _, v := range g.Inputs {
+		if v.Const == nil && v.ShapeKnown {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // mutationRuntimes are the runtimes every mutant must be rejected on.
@@ -71,7 +114,12 @@ func mutationRun(t *testing.T, keep func(name string) bool, opts verify.Options,
 		if !keep(name) {
 			continue
 		}
-		m, err := pipeline.LoadBound(paths[name], corpusShapes[name])
+		shapes, err := corpusBinding(name, paths[name])
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		m, err := pipeline.LoadBound(paths[name], shapes)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
