@@ -57,6 +57,12 @@ func init() {
 		"Pad":             symPad,
 		"TopK":            symTopK,
 		"Einsum":          symEinsum,
+		"Resize":          symResize,
+		"Conv":            symWindow,
+		"ConvTranspose":   symWindow,
+		"MaxPool":         symWindow,
+		"AveragePool":     symWindow,
+		"LpPool":          symWindow,
 	}
 }
 
