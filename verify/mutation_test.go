@@ -25,6 +25,9 @@ var corpusShapes = map[string]map[string][]int{
 	"encoder_classifier": {"ids": {1, 128}},
 	"gpt_decoder":        {"ids": {1, 32}},
 	"vad_if":             {"x": {1, 512}},
+	"silero_like":        {"input": {1, 512}},
+	"paddle_det_like":    {"x": {1, 3, 64, 64}},
+	"paddle_rec_like":    {"x": {1, 3, 32, 64}},
 }
 
 // defaultSymbolSize is the size corpusBinding gives a symbolic dimension
@@ -192,7 +195,9 @@ func TestMutantsNeedRealisticInputs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("mutation check: not in -short mode")
 	}
-	control := func(name string) bool { return name == "vad_if" || name == "loop_mlp" || name == "loop_if" }
+	control := func(name string) bool {
+		return slices.Contains([]string{"vad_if", "silero_like", "loop_mlp", "loop_if"}, name)
+	}
 	_, accepted := mutationRun(t, control, verify.Options{Draw: zeroOneInputs}, []string{"go"})
 	if accepted == 0 {
 		t.Error("every mutant was rejected even on inputs that leave integers at 0 and 1: the mutations do not need realistic inputs")
