@@ -95,11 +95,14 @@ func (c *compiler) valueSlot(n *graph.Node, v *graph.Value) (int, error) {
 // addNode compiles n into a step, or folds it into constants when every
 // input is constant.
 func (c *compiler) addNode(n *graph.Node) error {
-	control := isControlFlow(n)
-	if !control && (n.IsOpaque() || n.Schema() == nil) {
+	control, recurrent := isControlFlow(n), graph.IsRecurrent(n)
+	if !control && !recurrent && (n.IsOpaque() || n.Schema() == nil) {
 		return &graph.UnsupportedOpError{Node: n, Runtime: "Go executor"}
 	}
 	f := kernelFor(n.Domain, n.Op)
+	if recurrent {
+		f = newRecurrentKernel
+	}
 	inputs := n.Inputs
 	if control {
 		opts := c.e.opts

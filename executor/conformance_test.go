@@ -91,7 +91,7 @@ func (c *confCase) prepare() string {
 	// keeps other nodes of the model opaque too.
 	var keptOpaque *graph.Node
 	for _, n := range g.Nodes {
-		if !n.IsOpaque() && n.Schema() != nil || isControlFlowWithBodies(n) {
+		if !n.IsOpaque() && n.Schema() != nil || isControlFlowWithBodies(n) || graph.IsRecurrent(n) {
 			continue
 		}
 		if graph.Lookup(n.Domain, n.Op) != nil {

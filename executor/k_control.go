@@ -36,10 +36,11 @@ type controlKernel struct {
 	ni     *nodeInfo
 	bodies []*Executor
 	nIn    int // len(n.Inputs); implicit inputs follow
+	opts   ExecOptions
 }
 
 func newControlKernel(ni *nodeInfo, opts ExecOptions) (kernel, error) {
-	k := &controlKernel{n: ni.node, ni: ni, nIn: len(ni.node.Inputs)}
+	k := &controlKernel{n: ni.node, ni: ni, nIn: len(ni.node.Inputs), opts: opts}
 	for _, b := range ni.node.Bodies {
 		e, err := NewExecutor(b.Graph, opts)
 		if err != nil {
@@ -110,6 +111,9 @@ func (k *controlKernel) runIf(ins, outs []any) error {
 	cond, ok := ins[0].([]bool)
 	if !ok || len(cond) != 1 {
 		return fmt.Errorf("If: the condition must be one bool")
+	}
+	if k.opts.Branch != nil {
+		k.opts.Branch(k.n, cond[0])
 	}
 	j := 1
 	if cond[0] {

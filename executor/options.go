@@ -18,6 +18,11 @@ type ExecOptions struct {
 	Precision graph.DType
 	// Threads bounds the goroutines a kernel uses; 0 means NumCPU().
 	Threads int
+	// Branch, when set, is called each time an If node runs, in the graph
+	// or in a control-flow body, with the node and whether it took its
+	// then_branch: verification uses it to find input sets that take each
+	// If both ways.
+	Branch func(n *graph.Node, then bool)
 }
 
 // NumCPU returns the number of logical CPUs usable by the process, the

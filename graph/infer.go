@@ -20,6 +20,9 @@ var errOpaqueUnknown = errors.New("opaque op's output shapes are unknown (value_
 // import) and an error otherwise.
 func InferNode(n *Node) error {
 	if n.IsOpaque() {
+		if IsRecurrent(n) {
+			return inferRecurrent(n)
+		}
 		if len(n.Bodies) > 0 {
 			// Bodies are inferred even when the outputs were recorded,
 			// so that they can be rewritten.

@@ -58,6 +58,12 @@ func init() {
 		"TopK":            symTopK,
 		"Einsum":          symEinsum,
 		"Attention":       symAttention,
+		"Resize":          symResize,
+		"Conv":            symWindow,
+		"ConvTranspose":   symWindow,
+		"MaxPool":         symWindow,
+		"AveragePool":     symWindow,
+		"LpPool":          symWindow,
 	}
 }
 

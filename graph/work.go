@@ -30,6 +30,14 @@ type WorkFunc func(n *Node, out int64) (flops int64, dense bool)
 // NodeWork returns the work of n.
 func NodeWork(n *Node) Work {
 	w := Work{Elements: elementsMoved(n)}
+	if IsRecurrent(n) {
+		// RNN, GRU and LSTM stay opaque (outside the table) but have a
+		// known contraction count.
+		if d, err := RecurrentShape(n); err == nil {
+			w.FLOPs, w.Dense = d.FLOPs(), true
+		}
+		return w
+	}
 	s := n.Schema()
 	if s == nil || s.Work == nil {
 		return w

@@ -86,7 +86,7 @@ func histogram(g *graph.Graph) ([]OpCount, []string) {
 			key = n.Domain + "." + n.Op
 		}
 		counts[key]++
-		if n.IsOpaque() && len(n.Bodies) == 0 {
+		if n.IsOpaque() && len(n.Bodies) == 0 && !graph.IsRecurrent(n) {
 			opaque[key] = true
 		}
 	}

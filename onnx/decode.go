@@ -82,6 +82,7 @@ func decode(data []byte, opts DecodeOptions) (*graph.Model, error) {
 	}
 	opset := m.Opset("")
 	ext := newExternalReader(opts.BaseDir)
+	var ranks map[string]int
 	newDecoder := func(strict bool) *decoder {
 		return &decoder{
 			opset:  opset,
@@ -89,12 +90,22 @@ func decode(data []byte, opts DecodeOptions) (*graph.Model, error) {
 			legacy: opset < minIROpset,
 			strict: strict,
 			ext:    ext,
+			ranks:  ranks,
 		}
 	}
 	d := newDecoder(false)
 	m.Graph, err = d.graph(mp.Graph)
 	if err != nil {
 		return nil, err
+	}
+	if len(d.needRank) > 0 {
+		// Old-opset Softmax nodes of unknown rank: learn the ranks from
+		// the decoded graph and decode again.
+		if ranks = probeRanks(m.Graph, d.needRank); len(ranks) > 0 {
+			if m.Graph, err = newDecoder(false).graph(mp.Graph); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if d.irOK && d.legacy && mixedDefaultDomain(m.Graph) {
 		// The export cannot raise this model's opset past its opaque

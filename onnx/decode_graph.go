@@ -24,6 +24,11 @@ type decoder struct {
 	typed  map[*graph.Value]bool   // type already set from a ValueInfoProto
 	kind   map[*graph.Value]string // "input", "initializer", "node output", "sparse initializer"
 	extra  *onnxpb.GraphProto
+	// ranks holds ranks learnt by probeRanks, by value name; needRank
+	// collects the inputs of old-opset Softmax nodes left opaque for
+	// want of a rank.
+	ranks    map[string]int
+	needRank []string
 }
 
 // graph converts gp. The graph-level fields the IR does not model go to
@@ -247,6 +252,9 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 		n.Implicit = append(n.Implicit, v)
 	}
 	if err := d.bodies(n, np); err != nil {
+		return fmt.Errorf("node %q (%s): %w", np.GetName(), np.GetOpType(), err)
+	}
+	if err := d.recurrentAttrs(n, np); err != nil {
 		return fmt.Errorf("node %q (%s): %w", np.GetName(), np.GetOpType(), err)
 	}
 	d.g.Nodes = append(d.g.Nodes, n)

@@ -89,7 +89,11 @@ func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value, opset 
 		if len(inputs) == 0 || inputs[0] == nil {
 			return nil, nil
 		}
-		t, ok := attrToTensor(s.Op, ai, a, inputs[0].DType)
+		in0 := inputs[0].DType
+		if in0 == graph.Undefined {
+			in0 = d.floatDTypeOf(inputs[0])
+		}
+		t, ok := attrToTensor(s.Op, ai, a, in0)
 		if !ok {
 			return nil, nil
 		}

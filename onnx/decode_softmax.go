@@ -10,8 +10,9 @@ import (
 // normalize over the second axis. When axis is the last axis that equals
 // the opset-13 operator; otherwise the node becomes Flatten(axis) ->
 // op(axis=-1) -> Reshape(original shape). The input's rank must be known
-// (and at most one dimension unknown, none zero) for the rewrite; else the
-// node stays opaque (nil result).
+// (and at most one dimension unknown, none zero) for the rewrite, or the
+// rank probe must have found the axis to be the last (d.ranks); else the
+// node stays opaque (nil result) and its input is noted in d.needRank.
 func (d *decoder) softmaxOld(np *onnxpb.NodeProto, ins, outs []*graph.Value, s *graph.OpSchema) ([]*graph.Node, error) {
 	if len(ins) != 1 || ins[0] == nil || len(outs) != 1 || outs[0] == nil {
 		return nil, nil
@@ -28,8 +29,15 @@ func (d *decoder) softmaxOld(np *onnxpb.NodeProto, ins, outs []*graph.Value, s *
 	node := func(name, op string, in []*graph.Value, out *graph.Value, attrs graph.Attrs) *graph.Node {
 		return &graph.Node{Name: name, Op: op, Domain: np.GetDomain(), Inputs: in, Outputs: []*graph.Value{out}, Attrs: attrs}
 	}
+	if r, ok := d.ranks[x.Name]; !x.ShapeKnown && ok && (axis == int64(r)-1 || axis == -1) {
+		// The rank probe (probeRanks) found the last axis.
+		n := node(np.GetName(), s.Op, ins, y, graph.Attrs{"axis": graph.IntAttr(axis)})
+		n.Doc = np.GetDocString()
+		return []*graph.Node{n}, nil
+	}
 	if !x.ShapeKnown {
 		if axis != -1 {
+			d.needRank = append(d.needRank, x.Name)
 			return nil, nil
 		}
 		n := node(np.GetName(), s.Op, ins, y, graph.Attrs{"axis": graph.IntAttr(-1)})

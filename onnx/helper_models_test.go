@@ -46,6 +46,10 @@ save('pad9', [helper.make_node('Pad', ['x'], ['y'], name='pad', pads=[0, 1, 0, 2
 save('slice9', [helper.make_node('Slice', ['x'], ['y'], name='slice', starts=[1], ends=[3], axes=[1])], [vi('x', [2, 4])], [vi('y', [2, 2])], 9)
 save('softmax11', [helper.make_node('Softmax', ['x'], ['y'], name='sm', axis=1)], [vi('x', [2, 3, 4])], [vi('y', [2, 3, 4])], 11)
 save('softmax11sym', [helper.make_node('Softmax', ['x'], ['y'], name='sm', axis=1)], [vi('x', ['n', 'c', 4])], [vi('y', ['n', 'c', 4])], 11)
+save('clip10after', [helper.make_node('Relu', ['x'], ['r'], name='relu'), helper.make_node('Clip', ['r'], ['y'], name='clip', max=6.0)],
+     [vi('x', ['n', 4])], [vi('y', ['n', 4])], 10)
+save('softmax10after', [helper.make_node('Relu', ['x'], ['r'], name='relu'), helper.make_node('Softmax', ['r'], ['y'], name='sm', axis=2)],
+     [vi('x', ['n', 5, 4])], [vi('y', ['n', 5, 4])], 10)
 save('resize10', [helper.make_node('Resize', ['x', 's'], ['y'], name='rs', mode='nearest')],
      [vi('x', [1, 1, 2, 2])], [vi('y', [1, 1, 4, 4])], 10,
      inits=[numpy_helper.from_array(np.array([1, 1, 2, 2], dtype=np.float32), 's')])
@@ -231,6 +235,22 @@ func TestHelperModels(t *testing.T) {
 		lo, hi := n.Inputs[1].Const, n.Inputs[2].Const
 		if lo.DType != graph.Float32 || lo.Float32s()[0] != 0 || hi.Float32s()[0] != 6 || len(lo.Shape) != 0 {
 			t.Errorf("Clip bounds %v %v", lo, hi)
+		}
+		roundTrip(t, m)
+	})
+	t.Run("Clip opset 10 after a node: bounds of its input's type", func(t *testing.T) {
+		m := load(t, "clip10after")
+		n := findNode(t, m.Graph, "Clip")
+		if n.IsOpaque() || n.Inputs[1] != nil || n.Inputs[2].Const.DType != graph.Float32 || n.Inputs[2].Const.Float32s()[0] != 6 {
+			t.Fatalf("Clip: %+v", n)
+		}
+		roundTrip(t, m)
+	})
+	t.Run("Softmax opset 10 over the last axis of an inferred rank", func(t *testing.T) {
+		m := load(t, "softmax10after")
+		n := findNode(t, m.Graph, "Softmax")
+		if n.IsOpaque() || n.AttrInt("axis") != 2 || n.Inputs[0].Name != "r" {
+			t.Fatalf("Softmax: %+v", n)
 		}
 		roundTrip(t, m)
 	})

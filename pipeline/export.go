@@ -37,7 +37,8 @@ func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64,
 
 // Finish rewrites the bodies of best's control-flow nodes
 // (OptimizeBodies), folds best and verifies the result against s.Orig (see Verify,
-// printing one line a backend to w), and returns it as a model.
+// printing one line a backend to w; VerifyShapes; VerifyInputs), and
+// returns it as a model.
 func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64) (*graph.Model, error) {
 	best, bst, err := OptimizeBodies(best, s.Engine)
 	if err != nil {
@@ -54,6 +55,9 @@ func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64)
 		return nil, err
 	}
 	if err := s.VerifyShapes(w, &out, tol, seed); err != nil {
+		return nil, err
+	}
+	if err := s.VerifyInputs(w, &out, tol); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -78,15 +82,20 @@ func (s *Start) FinishOrFolded(w io.Writer, best *graph.Graph, tol float64, seed
 	return out, true, err
 }
 
+// verifyRuntimes names the runtimes a written model is verified on: the
+// Go executor and, when installed, ONNX Runtime.
+func verifyRuntimes() []string {
+	if measure.DefaultBackendName() == "ort" {
+		return []string{"go", "ort"}
+	}
+	return []string{"go"}
+}
+
 // Verify checks out against orig on the Go executor and, when installed,
 // ONNX Runtime, on VerifySeeds input sets from seed on; it returns
 // ErrNotEquivalent when any output differs by more than tol.
 func Verify(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error {
-	names := []string{"go"}
-	if measure.DefaultBackendName() == "ort" {
-		names = append(names, "ort")
-	}
-	results, err := verify.Runtimes(names, orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
+	results, err := verify.Runtimes(verifyRuntimes(), orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
 	noteVerified(w, out, results)
 	for _, r := range results {
 		fmt.Fprintln(w, r)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/internal/sysmem"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
@@ -131,7 +132,9 @@ type Start struct {
 
 	measuring bench
 	swept     []SweepRow // the last shape sweep's measurements
-
+	// Inputs are the user's own input sets (inputs.Read): the written
+	// model is verified on them too (VerifyInputs).
+	Inputs []inputs.Set
 }
 
 // Prepare loads and binds the model at path, builds the rule engine

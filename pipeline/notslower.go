@@ -74,6 +74,9 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 		if err := s.VerifyShapes(w, s.Model, tol, seed); err != nil {
 			return nil, measure.Decision{}, err
 		}
+		if err := s.VerifyInputs(w, s.Model, tol); err != nil {
+			return nil, measure.Decision{}, err
+		}
 		return s.Model, d, nil
 	}
 	return s.Orig, d, nil

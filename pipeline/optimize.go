@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/ppo/builtin"
 	"github.com/xrl-dev/xrl/search"
@@ -64,6 +65,9 @@ type Config struct {
 	// DefaultMeasuredPasses is what xrl optimize uses). Latency objective
 	// only.
 	MeasuredPasses []string
+	// Inputs are the user's own input sets (inputs.Read): the written
+	// model is verified on them as well as on random inputs.
+	Inputs []inputs.Set
 }
 
 // Optimize runs the whole flow for cfg, printing progress lines to w:
@@ -92,6 +96,7 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 	}
 	log := newRunLog(w)
 	w = log
+	s.Inputs = cfg.Inputs
 	reportInterface(w, s)
 	rep := &Report{Model: cfg.Model, Output: cfg.Output, Interface: interfaceReport(s), MeasuredPasses: []PassTrial{}, Rules: []search.RuleStat{}}
 	var times Times

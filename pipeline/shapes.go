@@ -181,8 +181,8 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 	}
 	for _, b := range s.Interface.VerifyBindings() {
 		shapes := s.Interface.inputShapes(b)
-		orig := s.Declared.Clone()
-		if err := orig.Graph.BindShapes(shapes); err != nil {
+		orig, err := s.declaredAt(shapes)
+		if err != nil {
 			fmt.Fprintf(w, "at %s: not checked, the original does not take this shape (%v)\n", b, err)
 			continue
 		}
@@ -190,10 +190,7 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 			fmt.Fprintf(w, "at %s: not checked, the original does not run at this shape (%v)\n", b, err)
 			continue
 		}
-		opt, err := onnx.Decode(data, onnx.DecodeOptions{})
-		if err == nil {
-			err = opt.Graph.BindShapes(shapes)
-		}
+		opt, err := writtenAt(data, shapes)
 		if err != nil {
 			fmt.Fprintf(w, "at %s: the optimised model does not take this shape: %v\n", b, err)
 			return ErrNotEquivalent
@@ -205,14 +202,32 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 	return nil
 }
 
+// declaredAt returns the original as declared, bound at shapes.
+func (s *Start) declaredAt(shapes map[string][]int) (*graph.Model, error) {
+	orig := s.Declared.Clone()
+	if err := orig.Graph.BindShapes(shapes); err != nil {
+		return nil, err
+	}
+	return orig, nil
+}
+
+// writtenAt decodes data, the written model (Start.Writable) encoded,
+// and binds it at shapes.
+func writtenAt(data []byte, shapes map[string][]int) (*graph.Model, error) {
+	opt, err := onnx.Decode(data, onnx.DecodeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Graph.BindShapes(shapes); err != nil {
+		return nil, err
+	}
+	return opt, nil
+}
+
 // verifyAt is Verify at one binding, on one input set, with the binding
 // named in each line.
 func verifyAt(w io.Writer, b ShapeBinding, orig, out *graph.Model, tol float64, seed uint64) error {
-	names := []string{"go"}
-	if measure.DefaultBackendName() == "ort" {
-		names = append(names, "ort")
-	}
-	results, err := verify.Runtimes(names, orig, out, verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol})
+	results, err := verify.Runtimes(verifyRuntimes(), orig, out, verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol})
 	for _, r := range results {
 		fmt.Fprintf(w, "at %s: %v\n", b, r)
 		if r.Skipped == nil && !r.Result.OK {

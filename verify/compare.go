@@ -11,7 +11,8 @@ import (
 // compareTensors compares x (first model) with y (reference) element by
 // element under |x-y| <= atol*s + rtol*|y|, s = max(1, RMS(y)), and as a
 // whole by the relative L2 error. Elements that are NaN or Inf in either are compared for
-// identity (Mismatched when they differ) and left out of the other figures.
+// identity (Mismatched when they differ) and left out of the other figures;
+// NonFinite is set when x and y have elements and none is finite.
 func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error) {
 	var e OutputError
 	if x == nil || y == nil {
@@ -30,9 +31,12 @@ func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error)
 	}
 	atol *= outputScale(b)
 	var diff2, ref2 float64
+	seen := false
 	for i := range a {
 		fa, fb := a[i], b[i]
-		if math.IsNaN(fa) || math.IsNaN(fb) || math.IsInf(fa, 0) || math.IsInf(fb, 0) {
+		finA, finB := finite(fa), finite(fb)
+		seen = seen || finA || finB
+		if !finA || !finB {
 			if !(math.IsNaN(fa) && math.IsNaN(fb)) && fa != fb {
 				e.Mismatched = true
 			}
@@ -44,6 +48,7 @@ func compareTensors(x, y *graph.Tensor, rtol, atol float64) (OutputError, error)
 		diff2 += d * d
 		ref2 += fb * fb
 	}
+	e.NonFinite = len(a) > 0 && !seen
 	// A reference whose elements are all below atol/rtol (where atol
 	// dominates the element rule) is measured against that magnitude.
 	e.RelL2 = math.Sqrt(diff2) / math.Max(math.Sqrt(ref2), atol/rtol*math.Sqrt(float64(max(1, len(b)))))
@@ -56,7 +61,7 @@ func outputScale(b []float64) float64 {
 	var sum float64
 	n := 0
 	for _, v := range b {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+		if finite(v) {
 			sum += v * v
 			n++
 		}
@@ -66,3 +71,6 @@ func outputScale(b []float64) float64 {
 	}
 	return math.Max(1, math.Sqrt(sum/float64(n)))
 }
+
+// finite reports whether v is neither NaN nor infinite.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

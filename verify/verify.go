@@ -3,9 +3,9 @@ package verify
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -24,7 +24,8 @@ const (
 // Options controls how two models are checked to compute the same
 // function.
 type Options struct {
-	// Seeds is the number of random input sets (default 3).
+	// Seeds is the number of random input sets (default 3; with Sets
+	// given, 0 means none: only the user's sets are compared).
 	Seeds int
 	// FirstSeed is the seed of the first input set (default 1).
 	FirstSeed uint64
@@ -35,94 +36,46 @@ type Options struct {
 	// near-zero outputs (a sigmoid's tail, a cancelled sum) from failing on
 	// float32 rounding that is tiny next to the output's magnitude.
 	ATol float64
+	// Sets are the user's own input sets (inputs.Read), compared after
+	// the random ones; each must match the first model's inputs, their
+	// bound shapes included (inputs.Set.Match).
+	Sets []inputs.Set
+	// Draw draws the random input set of a seed for the first model's
+	// graph (nil: inputs.Random's generator).
+	Draw func(g *graph.Graph, seed uint64) (map[string]*graph.Tensor, error)
 }
 
-// OutputError is the disagreement found on one output (over all seeds).
-type OutputError struct {
-	Name string
-	// MaxAbs is the largest |a-b|.
-	MaxAbs float64
-	// Ratio is the largest |a-b| / (atol*s + rtol*|b|), s the output's
-	// scale: at most 1 passes.
-	Ratio float64
-	// RelL2 is the largest ||a-b|| / max(||b||, (atol/rtol)*sqrt(n)) over
-	// the seeds (n elements; the floor keeps an all-zero output meaningful).
-	RelL2 float64
-	// Mismatched reports a NaN or Inf present in only one of the outputs.
-	Mismatched bool
-}
-
-// Result reports the largest disagreement found.
-type Result struct {
-	// RTol and ATol are the tolerances applied.
-	RTol, ATol float64
-	// MaxAbs is the largest absolute difference over all outputs and seeds.
-	MaxAbs float64
-	// MaxRatio is the largest |a-b| / (atol*s + rtol*|b|) over all
-	// elements, s the output's scale; OK needs it <= 1.
-	MaxRatio float64
-	// MaxRelL2 is the largest relative L2 error of an output; OK needs it
-	// <= rtol.
-	MaxRelL2 float64
-	// Worst names the output (and seed) with the largest ratio.
-	Worst string
-	// Outputs holds the errors of each output, in graph order.
-	Outputs []OutputError
-	// OK reports that every element is within tolerance, every output's
-	// relative L2 error is within rtol, and no NaN/Inf appears in only one.
-	OK bool
-}
-
-// String summarises the result.
-func (r Result) String() string {
-	verdict := "equal within tolerance"
-	if !r.OK {
-		verdict = "DIFFERENT"
+// withDefaults fills the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Seeds <= 0 && len(o.Sets) == 0 {
+		o.Seeds = 3
 	}
-	s := fmt.Sprintf("%s (|a-b| <= %g*s + %g*|b|, s = max(1, RMS(b))): max abs error %.3g, max |a-b|/(atol*s+rtol*|b|) %.3g, max rel L2 error %.3g",
-		verdict, r.ATol, r.RTol, r.MaxAbs, r.MaxRatio, r.MaxRelL2)
-	if r.Worst != "" && r.MaxRatio > 0 {
-		s += " (worst: " + r.Worst + ")"
+	if o.FirstSeed == 0 {
+		o.FirstSeed = 1
 	}
-	return s
+	if o.Tolerance <= 0 {
+		o.Tolerance = DefaultRTol
+	}
+	if o.ATol <= 0 {
+		o.ATol = DefaultATol
+	}
+	return o
 }
 
-// Details lists each output's errors, one line each.
-func (r Result) Details() string {
-	var b strings.Builder
-	for _, o := range r.Outputs {
-		fmt.Fprintf(&b, "  output %q: max abs error %.3g, max |a-b|/(atol*s+rtol*|b|) %.3g, rel L2 error %.3g", o.Name, o.MaxAbs, o.Ratio, o.RelL2)
-		if o.Mismatched {
-			b.WriteString(", NaN/Inf in only one model")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// Models runs a and b on the same random inputs (measure.RandomInputs)
-// with backend be and compares their outputs position by position. Both
-// models must have static shapes and matching input and output
-// signatures.
+// Models runs a and b on the same input sets (see Pair) with backend be
+// and compares their outputs position by position. Both models must have
+// static shapes and matching input and output signatures.
 func Models(be measure.Backend, a, b *graph.Model, opts Options) (Result, error) {
 	return Pair(be, a, be, b, opts)
 }
 
 // Pair is Models with model a run on backend beA and model b on beB; with
-// a == b it checks two backends against each other.
+// a == b it checks two backends against each other. The models run on
+// opts.Seeds random input sets (inputs.Random), then on extra random sets
+// that take an If of a the way no set took it yet (see Result.Branches),
+// then on the user's sets.
 func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Model, opts Options) (Result, error) {
-	if opts.Seeds <= 0 {
-		opts.Seeds = 3
-	}
-	if opts.FirstSeed == 0 {
-		opts.FirstSeed = 1
-	}
-	if opts.Tolerance <= 0 {
-		opts.Tolerance = DefaultRTol
-	}
-	if opts.ATol <= 0 {
-		opts.ATol = DefaultATol
-	}
+	opts = opts.withDefaults()
 	if err := sameSignature(a.Graph, b.Graph); err != nil {
 		return Result{}, err
 	}
@@ -137,56 +90,78 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	}
 	defer sb.Close()
 	res := Result{OK: true, RTol: opts.Tolerance, ATol: opts.ATol}
+	sets, branches, err := inputSets(a.Graph, opts)
+	if err != nil {
+		return res, err
+	}
+	res.Branches = branches
 	res.Outputs = make([]OutputError, len(a.Graph.Outputs))
-	for k := 0; k < opts.Seeds; k++ {
-		seed := opts.FirstSeed + uint64(k)
-		inA, err := measure.RandomInputs(a.Graph, seed)
-		if err != nil {
+	finite := make([]bool, len(a.Graph.Outputs))
+	for _, set := range sets {
+		if err := res.compareSet(sa, sb, a.Graph, b.Graph, set, finite, opts); err != nil {
 			return res, err
 		}
-		inB := make(map[string]*graph.Tensor, len(inA))
-		for i, v := range a.Graph.Inputs {
-			if v.Const == nil {
-				inB[b.Graph.Inputs[i].Name] = inA[v.Name]
-			}
-		}
-		oa, err := sa.Run(inA)
-		if err != nil {
-			return res, fmt.Errorf("first model: %w", err)
-		}
-		ob, err := sb.Run(inB)
-		if err != nil {
-			return res, fmt.Errorf("second model: %w", err)
-		}
-		for i, v := range a.Graph.Outputs {
-			x, y := oa[v.Name], ob[b.Graph.Outputs[i].Name]
-			e, err := compareTensors(x, y, opts.Tolerance, opts.ATol)
-			if err != nil {
-				return res, fmt.Errorf("output %q: %w", v.Name, err)
-			}
-			o := &res.Outputs[i]
-			o.Name = v.Name
-			o.MaxAbs = math.Max(o.MaxAbs, e.MaxAbs)
-			o.RelL2 = math.Max(o.RelL2, e.RelL2)
-			o.Mismatched = o.Mismatched || e.Mismatched
-			if e.Ratio > o.Ratio {
-				o.Ratio = e.Ratio
-			}
-			res.MaxAbs = math.Max(res.MaxAbs, e.MaxAbs)
-			res.MaxRelL2 = math.Max(res.MaxRelL2, e.RelL2)
-			if e.Ratio > res.MaxRatio || (e.Mismatched && res.OK) {
-				res.MaxRatio = math.Max(res.MaxRatio, e.Ratio)
-				res.Worst = fmt.Sprintf("output %q, seed %d", v.Name, seed)
-			}
-			if e.Mismatched {
-				res.OK = false
-			}
+	}
+	for i := range res.Outputs {
+		if !finite[i] && len(sets) > 0 {
+			res.Outputs[i].NonFinite = true
+			res.OK = false
+			res.Worst = fmt.Sprintf("output %q, NaN or infinite everywhere in both models", res.Outputs[i].Name)
 		}
 	}
 	if res.MaxRatio > 1 || res.MaxRelL2 > opts.Tolerance {
 		res.OK = false
 	}
 	return res, nil
+}
+
+// compareSet runs sessions sa (of graph a) and sb (of b) on one input
+// set and folds the comparison of their outputs into r; finite[i] records
+// that output i had a finite element or none at all.
+func (r *Result) compareSet(sa, sb measure.Session, a, b *graph.Graph, set inputs.Set, finite []bool, opts Options) error {
+	inB := make(map[string]*graph.Tensor, len(set.Tensors))
+	for i, v := range a.Inputs {
+		if v.Const == nil {
+			inB[b.Inputs[i].Name] = set.Tensors[v.Name]
+		}
+	}
+	oa, err := sa.Run(set.Tensors)
+	if err != nil {
+		return fmt.Errorf("first model, input set %s: %w", set.Name, err)
+	}
+	ob, err := sb.Run(inB)
+	if err != nil {
+		return fmt.Errorf("second model, input set %s: %w", set.Name, err)
+	}
+	se := SetError{Name: set.Name}
+	for i, v := range a.Outputs {
+		x, y := oa[v.Name], ob[b.Outputs[i].Name]
+		e, err := compareTensors(x, y, opts.Tolerance, opts.ATol)
+		if err != nil {
+			return fmt.Errorf("output %q, input set %s: %w", v.Name, set.Name, err)
+		}
+		finite[i] = finite[i] || !e.NonFinite
+		o := &r.Outputs[i]
+		o.Name = v.Name
+		o.MaxAbs = math.Max(o.MaxAbs, e.MaxAbs)
+		o.RelL2 = math.Max(o.RelL2, e.RelL2)
+		o.Mismatched = o.Mismatched || e.Mismatched
+		o.Ratio = math.Max(o.Ratio, e.Ratio)
+		if se.Worst == "" || e.Ratio > se.Ratio {
+			se.Worst, se.Ratio, se.RelL2 = v.Name, e.Ratio, e.RelL2
+		}
+		r.MaxAbs = math.Max(r.MaxAbs, e.MaxAbs)
+		r.MaxRelL2 = math.Max(r.MaxRelL2, e.RelL2)
+		if e.Ratio > r.MaxRatio || (e.Mismatched && r.OK) {
+			r.MaxRatio = math.Max(r.MaxRatio, e.Ratio)
+			r.Worst = fmt.Sprintf("output %q, %s", v.Name, set.Name)
+		}
+		if e.Mismatched {
+			r.OK = false
+		}
+	}
+	r.Sets = append(r.Sets, se)
+	return nil
 }
 
 func sameSignature(a, b *graph.Graph) error {

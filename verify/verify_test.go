@@ -2,11 +2,13 @@ package verify_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure/goexec" // also registers the "go" backend, for Runtimes
+	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/verify"
 )
 
@@ -87,5 +89,69 @@ func TestRuntimesSkipsUnsupportedOps(t *testing.T) {
 				t.Errorf("a model differs from itself: %v", res[0])
 			}
 		})
+	}
+}
+
+// TestVerifyFailsWhenNonFiniteEverywhere checks that an output that is
+// NaN (or infinite) everywhere in both models fails with a message
+// saying so, while an output that is NaN in places still verifies.
+func TestVerifyFailsWhenNonFiniteEverywhere(t *testing.T) {
+	tests := []struct {
+		name string
+		op   func(b *graph.Builder, x *graph.Value) *graph.Value
+		ok   bool
+	}{
+		{"sqrt of a negative", func(b *graph.Builder, x *graph.Value) *graph.Value {
+			neg := b.Op("Sub", []*graph.Value{b.Op("Neg", []*graph.Value{b.Op("Abs", []*graph.Value{x}, nil)}, nil), b.Const("one", graph.FromFloat32([]float32{1}))}, nil)
+			return b.Op("Sqrt", []*graph.Value{neg}, nil)
+		}, false},
+		{"log of zero", func(b *graph.Builder, x *graph.Value) *graph.Value {
+			return b.Op("Log", []*graph.Value{b.Op("Mul", []*graph.Value{x, b.Const("zero", graph.FromFloat32([]float32{0}))}, nil)}, nil)
+		}, false},
+		{"sqrt, NaN in places", func(b *graph.Builder, x *graph.Value) *graph.Value {
+			return b.Op("Sqrt", []*graph.Value{x}, nil)
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := graph.NewBuilder("nonfinite")
+			b.Output(tc.op(b, b.Input("x", graph.Float32, 4, 8)))
+			m := graphtest.Model(t, b)
+			res, err := verify.Models(&goexec.Backend{}, m, m, verify.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.OK != tc.ok {
+				t.Fatalf("OK = %v, want %v: %v", res.OK, tc.ok, res)
+			}
+			if !tc.ok && !strings.Contains(res.String(), "NaN or infinite everywhere") {
+				t.Errorf("the report does not say why: %v", res)
+			}
+		})
+	}
+}
+
+// TestVerifyTakesIfsBothWays checks on the Silero-style vad_if (the whole
+// model inside an If on the sample rate) that verification takes the If
+// both ways, drawing extra sets when its seeds do not, and says so.
+func TestVerifyTakesIfsBothWays(t *testing.T) {
+	m, err := onnx.ReadFile("../testdata/controlflow/vad_if.onnx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Graph.BindShapes(map[string][]int{"x": {1, 512}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, seeds := range []int{1, 3} {
+		res, err := verify.Models(&goexec.Backend{}, m, m, verify.Options{Seeds: seeds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.OK || !strings.Contains(res.Branches, "taken both ways") {
+			t.Errorf("%d seeds: %v; %s", seeds, res, res.Branches)
+		}
+		if seeds == 1 && len(res.Sets) < 2 {
+			t.Errorf("one seed cannot take the If both ways, yet no set was added: %v", res.Sets)
+		}
 	}
 }

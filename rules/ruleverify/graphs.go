@@ -3,19 +3,18 @@ package ruleverify
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
-	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/inputs"
 )
 
 // SameFunction executes graphs a and b (same inputs and outputs, static
 // shapes) in float64 with the Go executor on seeds random inputs starting
-// at firstSeed (floats uniform in [-1, 1), integers 0 or 1 so that they
-// are valid indices, bools fair coins) and returns an error naming the
-// output when some output differs by more than tol (relative to the
+// at firstSeed, drawn as verification draws them (inputs.Random:
+// integers over their meaningful ranges, Loop trip counts above 1, floats
+// as float64), and returns an error naming the output when some output differs by more than tol (relative to the
 // largest magnitude of a's output; see graph.MaxRelDiff). It is how a
 // rewrite that no rule states (rewrite.Pass) is verified each time it is
 // applied.
@@ -29,39 +28,11 @@ func SameFunction(a, b *graph.Graph, seeds int, firstSeed uint64, tol float64) (
 		return 0, err
 	}
 	worst := 0.0
+	gen := inputs.New(a, inputs.Options{Float64: true})
 	for s := range seeds {
-		rng := rand.New(rand.NewPCG(firstSeed+uint64(s), 0x243f6a8885a308d3))
-		in := map[string]*graph.Tensor{}
-		for _, v := range a.Inputs {
-			if v.IsConst() {
-				continue
-			}
-			shape, err := v.StaticShape()
-			if err != nil {
-				return 0, err
-			}
-			dt := v.DType
-			if dt == graph.Float32 || dt == graph.Float16 {
-				dt = graph.Float64
-			}
-			t := graph.NewTensor(dt, shape...)
-			switch d := t.Data.(type) {
-			case []int64:
-				for i := range d {
-					d[i] = int64(rng.IntN(2))
-				}
-			case []int32:
-				for i := range d {
-					d[i] = int32(rng.IntN(2))
-				}
-			case []bool:
-				for i := range d {
-					d[i] = rng.IntN(2) == 1
-				}
-			default:
-				rules.FillRandom(t, rng, false)
-			}
-			in[v.Name] = t
+		in, err := gen.Draw(firstSeed + uint64(s))
+		if err != nil {
+			return 0, err
 		}
 		oa, ob, err := runPair(ea, eb, in, "before", "after")
 		if err != nil {

@@ -34,6 +34,9 @@ type corpusModel struct {
 	// bodyRule, when set, must be reported among the rules optimize
 	// applied inside If/Loop/Scan bodies.
 	bodyRule string
+	// goToo requires the written model to be verified on the Go executor
+	// as well as in ONNX Runtime.
+	goToo bool
 }
 
 // exportedCorpus lists the torch-exported models; inputs with a dynamic
@@ -64,6 +67,14 @@ var exportedCorpus = []corpusModel{
 	{name: "vad_if", shapes: []string{"x=1x512"}, bodyRule: "gemm-mul-scalar-fold x2"},
 	{name: "loop_mlp", shapes: []string{"x=4x32"}, bodyRule: "gemm-mul-scalar-fold"},
 	{name: "loop_if", shapes: []string{"x=2x16"}, bodyRule: "gemm-mul-scalar-fold x2"}, // an If inside the Loop
+	// Built after real deployed models (python/corpus/export_realstyle.py):
+	// nested Ifs around LSTMs, old-opset Clip and Softmax, LSTM and GRU
+	// taggers; every one runs on the Go executor too.
+	{name: "silero_like", shapes: []string{"input=1x512"}, goToo: true},
+	{name: "paddle_det_like", shapes: []string{"x=1x3x64x64"}, goToo: true},
+	{name: "paddle_rec_like", shapes: []string{"x=1x3x32x64"}, goToo: true},
+	{name: "lstm_tagger", shapes: []string{"ids=1x24"}, goToo: true},
+	{name: "gru_tagger", shapes: []string{"ids=1x24"}, goToo: true},
 }
 
 // conformanceSkip names conformance models the corpus test leaves out, with
@@ -196,6 +207,11 @@ func TestCorpus(t *testing.T) {
 			if !strings.Contains(out, "verified on ort: equal within tolerance") {
 				result = "not verified in ORT"
 				t.Errorf("%s: optimize did not verify the result in ONNX Runtime:\n%s", m.name, out)
+				return
+			}
+			if m.goToo && !strings.Contains(out, "verified on go: equal within tolerance") {
+				result = "not verified on the Go executor"
+				t.Errorf("%s: optimize did not verify the result on the Go executor:\n%s", m.name, out)
 				return
 			}
 			code, out, errOut = run(shapeArgs("verify", m.path, opt, "--runtime", "ort", "--seeds", "1")...)

@@ -55,11 +55,20 @@ func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 
 // loadPair loads two models with the same --shape bindings.
 func loadPair(a, b string, shapes *shapeOptions) (*graph.Model, *graph.Model, error) {
-	ma, err := loadBound(a, shapes)
+	bind, err := shapes.bindings()
 	if err != nil {
 		return nil, nil, err
 	}
-	mb, err := loadBound(b, shapes)
+	return loadPairAt(a, b, bind)
+}
+
+// loadPairAt loads two models with the same input shapes bound.
+func loadPairAt(a, b string, bind map[string][]int) (*graph.Model, *graph.Model, error) {
+	ma, err := pipeline.LoadBound(a, bind)
+	if err != nil {
+		return nil, nil, err
+	}
+	mb, err := pipeline.LoadBound(b, bind)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/search"
@@ -42,6 +43,9 @@ type optimizeOptions struct {
 	Specialize bool
 	// Sweep lists the shapes never-slower decides on besides --shape.
 	Sweep []string
+	// Inputs is the user's own input sets (inputs.Read), verified on
+	// besides the random ones.
+	Inputs string
 }
 
 // NewCmdOptimize returns `xrl optimize MODEL.onnx -o OUT.onnx`.
@@ -77,6 +81,8 @@ rule, otherwise the original file copied byte for byte, as the report says; the 
 printed is that ratio of medians, with the medians it is made of. A
 found graph that fails verification (float32 rounding compounded past the tolerance)
 is never written: the report shows its error and the run goes on with the folded model.
+--inputs verifies on your own input sets too (ONNX test-data layout or .npz; see
+'xrl verify --help'), each at its own shapes, and names each set's worst output.
 Shapes that xrl cannot infer (ops outside its table) are taken from one ONNX Runtime
 run of the model.
 
@@ -134,6 +140,7 @@ memory, nodes, rules and times (durations in nanoseconds).`,
 	f.StringSliceVar(&opts.Sweep, "sweep", nil, "shapes the written model must not be slower at, besides the tuning --shape: NAME=DIMS[,DIMS...] (e.g. ids=1x32,8x128); default: the tuning shape with its batch times 8 and its sequence divided by 4")
 	f.BoolVar(&opts.Specialize, "specialize", false, "write a model fixed to the --shape binding (by default the written model keeps every symbolic dimension of the original and --shape is only the tuning shape)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout (progress lines go to stderr)")
+	f.StringVar(&opts.Inputs, "inputs", "", "also verify the result on your own input sets (a directory of input_N.pb files or test_data_set_N directories, an .npz archive, or a directory of them); without --shape the model is tuned at the first set's shapes")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
 }
@@ -156,6 +163,19 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 	if err != nil {
 		return pipeline.Config{}, err
 	}
+	var sets []inputs.Set
+	if o.Inputs != "" {
+		groups, err := userInputGroups(o.Model, o.Inputs)
+		if err != nil {
+			return pipeline.Config{}, err
+		}
+		if len(bind) == 0 {
+			bind = groups[0].Shapes
+		}
+		for _, gr := range groups {
+			sets = append(sets, gr.Sets...)
+		}
+	}
 	return pipeline.Config{
 		Model: o.Model, Shapes: bind, Rules: o.Rules, Output: o.Output,
 		Latency:     o.searchRuntime(),
@@ -168,6 +188,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		MeasuredPasses: passes,
 		Specialize:     o.Specialize,
 		Sweep:          o.Sweep,
+		Inputs:         sets,
 	}, nil
 }
 

@@ -3,9 +3,12 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
+	"github.com/xrl-dev/xrl/inputs"
+	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/verify"
 )
 
@@ -17,6 +20,9 @@ type verifyOptions struct {
 	Seeds     int
 	Tolerance float64
 	ATol      float64
+	// Inputs is the user's own input sets (inputs.Read), checked besides
+	// the random ones.
+	Inputs string
 }
 
 // errVerifyFailed is returned when two models compute different functions.
@@ -29,15 +35,26 @@ func NewCmdVerify(s IO, runF func(*verifyOptions) error) *cobra.Command {
 		Use:   "verify A.onnx B.onnx",
 		Short: "Check that two models compute the same function",
 		Long: `verify runs both models on the same seeded random inputs (several seeds) on each
-runtime and compares their outputs. Integer inputs read as indices by a Gather
-(token ids) are drawn below the size of the table they index. Outputs agree when
+runtime and compares their outputs. The inputs exercise the model: integer inputs
+read as indices by a Gather (token ids) are drawn over the table they index, Loop
+trip counts above 1, other integers from 0 and 1, small values and the constants
+the model compares them with (a sample rate, a step count); extra sets are drawn
+until each If whose condition depends on the inputs has been taken both ways.
+An output that is NaN or infinite everywhere in both models fails: it compares
+nothing. Outputs agree when
 every element satisfies numpy.allclose's rule with the absolute tolerance in units
 of the output's scale, |a-b| <= atol*s + rtol*|b| with s the output's root mean
 square (at least 1) (--atol, default 1e-5; --tolerance is rtol, default 1e-4:
 float32 rounding of reordered arithmetic), and each output's relative L2 error
 ||a-b|| / ||b|| is at most rtol.
-Each output's errors are listed; the command exits non-zero when any runtime finds
-a difference. A runtime that cannot run the models (an op the Go executor does not
+--inputs adds your own input sets: a directory in ONNX's test-data layout
+(input_0.pb, input_1.pb ... TensorProto files, or test_data_set_N directories of
+them, as in the ONNX model zoo), an .npz archive (numpy.savez) or a directory of
+.npz archives. Tensors match the inputs by name, else by position. Without --shape
+the models are bound at the shapes of the first set; sets of other shapes are
+checked at their own shapes.
+Each output's errors and the worst output of each input set are listed; the
+command exits non-zero when any runtime finds a difference. A runtime that cannot run the models (an op the Go executor does not
 implement) is skipped with a note; at least one must run them.`,
 		Args: cobra.ExactArgs(2),
 	}, opts, func(c *cobra.Command, args []string) error {
@@ -64,30 +81,88 @@ implement) is skipped with a note; at least one must run them.`,
 	f.IntVar(&opts.Seeds, "seeds", 3, "number of random input sets")
 	f.Float64Var(&opts.Tolerance, "tolerance", verify.DefaultRTol, "relative tolerance rtol: |a-b| <= atol*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
 	f.Float64Var(&opts.ATol, "atol", verify.DefaultATol, "absolute tolerance atol (covers near-zero outputs)")
+	f.StringVar(&opts.Inputs, "inputs", "", "also verify on your own input sets: a directory of input_N.pb files or test_data_set_N directories (ONNX test-data layout), an .npz archive, or a directory of .npz archives")
 	return c
 }
 
 func verifyRun(o *verifyOptions) error {
-	ma, mb, err := loadPair(o.A, o.B, &o.Shapes)
+	bind, err := o.Shapes.bindings()
 	if err != nil {
 		return err
 	}
-	failed := false
-	results, err := verify.Runtimes(o.Runtimes, ma, mb, verify.Options{Seeds: o.Seeds, Tolerance: o.Tolerance, ATol: o.ATol})
-	for _, r := range results {
-		fmt.Fprintln(o.IO.Out, r)
-		if r.Skipped == nil {
-			fmt.Fprint(o.IO.Out, r.Result.Details())
+	var groups []inputs.Group
+	if o.Inputs != "" {
+		if groups, err = userInputGroups(o.A, o.Inputs); err != nil {
+			return err
 		}
-		if r.Skipped == nil && !r.Result.OK {
-			failed = true
+		if len(bind) == 0 {
+			bind = groups[0].Shapes
 		}
 	}
+	ma, mb, err := loadPairAt(o.A, o.B, bind)
 	if err != nil {
 		return err
+	}
+	opts := verify.Options{Seeds: o.Seeds, Tolerance: o.Tolerance, ATol: o.ATol}
+	for _, gr := range groups {
+		if gr.Fits(ma.Graph) {
+			opts.Sets = append(opts.Sets, gr.Sets...)
+		}
+	}
+	results, err := verify.Runtimes(o.Runtimes, ma, mb, opts)
+	failed := printVerified(o.IO.Out, results)
+	if err != nil {
+		return err
+	}
+	for _, gr := range groups {
+		if gr.Fits(ma.Graph) {
+			continue
+		}
+		fmt.Fprintf(o.IO.Out, "at the shapes of your input sets %s:\n", gr.Binding())
+		ga, gb, err := loadPairAt(o.A, o.B, gr.Shapes)
+		if err != nil {
+			return err
+		}
+		results, err := verify.Runtimes(o.Runtimes, ga, gb, verify.Options{Tolerance: o.Tolerance, ATol: o.ATol, Sets: gr.Sets})
+		failed = printVerified(o.IO.Out, results) || failed
+		if err != nil {
+			return err
+		}
 	}
 	if failed {
 		return errVerifyFailed
 	}
 	return nil
+}
+
+// printVerified prints each runtime's result with its details to w and
+// reports whether some runtime found a difference.
+func printVerified(w io.Writer, results []verify.RuntimeResult) bool {
+	failed := false
+	for _, r := range results {
+		fmt.Fprintln(w, r)
+		if r.Skipped == nil {
+			fmt.Fprint(w, r.Result.Details())
+			failed = failed || !r.Result.OK
+		}
+	}
+	return failed
+}
+
+// userInputGroups reads the input sets at path and groups them by shape,
+// matched to the inputs of the model at modelPath as declared.
+func userInputGroups(modelPath, path string) ([]inputs.Group, error) {
+	sets, err := inputs.Read(path)
+	if err != nil {
+		return nil, fmt.Errorf("--inputs: %w", err)
+	}
+	m, err := pipeline.ReadModel(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := inputs.ByShape(m.Graph, sets)
+	if err != nil {
+		return nil, fmt.Errorf("--inputs: %w", err)
+	}
+	return groups, nil
 }
