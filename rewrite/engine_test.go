@@ -291,11 +291,7 @@ func TestEngineReorders(t *testing.T) {
 		c := b.Op("Relu", []*graph.Value{s}, nil)
 		b.Output(ta, c)
 	})
-	e := NewEngine(shippedRules(t), Options{Rules: []string{"relu-merge-cols"}, Eval: executor.Evaluate})
-	cands, err := e.Candidates(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cands := shippedCandidates(t, g, "relu-merge-cols")
 	if len(cands) != 1 {
 		t.Fatalf("%d candidates, want 1", len(cands))
 	}
