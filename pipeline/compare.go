@@ -25,24 +25,16 @@ func CompareFiles(be measure.Backend, a, b string, bind map[string][]int, seed u
 	if err != nil {
 		return nil, err
 	}
-	sa, err := be.Load(ma)
+	sa, inA, err := loadWithInputs(be, ma, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a, err)
 	}
 	defer sa.Close()
-	sb, err := be.Load(mb)
+	sb, inB, err := loadWithInputs(be, mb, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b, err)
 	}
 	defer sb.Close()
-	inA, err := measure.RandomInputs(ma.Graph, seed)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", a, err)
-	}
-	inB, err := measure.RandomInputs(mb.Graph, seed)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", b, err)
-	}
 	c, err := measure.Compare(sa, sb, inA, inB, opts)
 	if err != nil {
 		return nil, err

@@ -121,7 +121,7 @@ func ReportMeasured(w io.Writer, orig, out *graph.Model, m Measurement, seed uin
 	if err != nil {
 		return err
 	}
-	sa, err := be.Load(orig)
+	sa, in, err := loadWithInputs(be, orig, seed)
 	if err != nil {
 		return err
 	}
@@ -131,10 +131,6 @@ func ReportMeasured(w io.Writer, orig, out *graph.Model, m Measurement, seed uin
 		return err
 	}
 	defer sb.Close()
-	in, err := measure.RandomInputs(orig.Graph, seed)
-	if err != nil {
-		return err
-	}
 	c, err := measure.Compare(sa, sb, in, in, m.Measure)
 	if err != nil {
 		return err

@@ -249,17 +249,27 @@ func runsOnce(m *graph.Model, seed uint64) error {
 	if err != nil {
 		return err
 	}
-	sess, err := be.Load(m)
+	sess, in, err := loadWithInputs(be, m, seed)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	in, err := measure.RandomInputs(m.Graph, seed)
-	if err != nil {
-		return err
-	}
 	_, err = sess.Run(in)
 	return err
+}
+
+// loadWithInputs loads m on be and draws random inputs for it from seed.
+func loadWithInputs(be measure.Backend, m *graph.Model, seed uint64) (measure.Session, map[string]*graph.Tensor, error) {
+	sess, err := be.Load(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := measure.RandomInputs(m.Graph, seed)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, in, nil
 }
 
 // reportInterface says to w whether the written model keeps the model's
