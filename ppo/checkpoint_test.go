@@ -2,7 +2,6 @@ package ppo
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,10 +14,7 @@ func TestCorruptCheckpointsAreRejected(t *testing.T) {
 	cfg.Episodes = 2
 	dir := t.TempDir()
 	train(t, dir, cfg, false, 0)
-	good, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := readRunFile(t, dir, CheckpointFile)
 	if _, err := decodeCheckpoint(good, true); err != nil {
 		t.Fatalf("good checkpoint: %v", err)
 	}
