@@ -117,11 +117,7 @@ type Measurement struct {
 // line to w.
 func ReportMeasured(w io.Writer, orig, out *graph.Model, m Measurement, seed uint64) error {
 	name := measure.DefaultBackendName()
-	be, err := measure.NewBackend(name, m.Backend)
-	if err != nil {
-		return err
-	}
-	sa, in, err := loadWithInputs(be, orig, seed)
+	be, sa, in, err := openDefault(orig, m.Backend, seed)
 	if err != nil {
 		return err
 	}
