@@ -10,10 +10,7 @@ import (
 )
 
 func TestCorruptCheckpointsAreRejected(t *testing.T) {
-	cfg := smallConfig()
-	cfg.Episodes = 2
-	dir := t.TempDir()
-	train(t, dir, cfg, false, 0)
+	_, dir := trainedRun(t, 2)
 	good := readRunFile(t, dir, CheckpointFile)
 	if _, err := decodeCheckpoint(good, true); err != nil {
 		t.Fatalf("good checkpoint: %v", err)

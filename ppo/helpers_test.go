@@ -36,3 +36,14 @@ func readRunFile(t *testing.T, dir, name string) []byte {
 	}
 	return b
 }
+
+// trainedRun trains the small configuration for episodes episodes in a
+// fresh run directory and returns the configuration and the directory.
+func trainedRun(t *testing.T, episodes int) (Config, string) {
+	t.Helper()
+	cfg := smallConfig()
+	cfg.Episodes = episodes
+	dir := t.TempDir()
+	train(t, dir, cfg, false, 0)
+	return cfg, dir
+}

@@ -216,10 +216,7 @@ func TestTrainerRejectsConflictingEnvConfig(t *testing.T) {
 }
 
 func TestRunContinuesAfterCancel(t *testing.T) {
-	cfg := smallConfig()
-	cfg.Episodes = 5
-	straight := t.TempDir()
-	train(t, straight, cfg, false, 0)
+	cfg, straight := trainedRun(t, 5)
 	want := readRunFile(t, straight, MetricsFile)
 
 	dir := t.TempDir()
