@@ -43,6 +43,19 @@ func aroundAxis(shape []int, ax int) (outer, inner int) {
 	return outer, inner
 }
 
+// axisLines is the geometry of a kernel that works along one axis: a
+// tensor viewed as [outer, n, inner], each of the outer*inner lines n
+// elements long. Such kernels may run in place.
+type axisLines struct{ outer, n, inner int }
+
+// linesAround returns the geometry of shape around axis ax.
+func linesAround(shape []int, ax int) axisLines {
+	outer, inner := aroundAxis(shape, ax)
+	return axisLines{outer: outer, n: shape[ax], inner: inner}
+}
+
+func (axisLines) inPlace() []int { return []int{0} }
+
 // floatYX runs the float32 or float64 instantiation of a kernel body on
 // output y and input x, chosen by x's element type (compile admitted only
 // the floats).

@@ -41,13 +41,10 @@ func checkIndexDT(ni *nodeInfo, i int) error {
 
 // fixIndex maps v in [-n, n) to [0, n).
 func fixIndex(v int64, n int) (int, error) {
-	if v < -int64(n) || v >= int64(n) {
-		return 0, fmt.Errorf("index %d is out of range for axis of size %d", v, n)
+	if i, ok := graph.WrapIndex(v, n); ok {
+		return i, nil
 	}
-	if v < 0 {
-		v += int64(n)
-	}
-	return int(v), nil
+	return 0, fmt.Errorf("index %d is out of range for axis of size %d", v, n)
 }
 
 // elemAxisKernel serves GatherElements and ScatterElements: for every

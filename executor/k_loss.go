@@ -56,7 +56,7 @@ func lossRun[T floatT](rc *runCtx, k *lossKernel, y, logProb, x, w []T, target [
 		if logProb == nil {
 			logProb = make([]T, len(x))
 		}
-		lines := &axisLineKernel{outer: k.n, n: k.c, inner: k.d}
+		lines := &axisLineKernel{axisLines: axisLines{outer: k.n, n: k.c, inner: k.d}}
 		axisLineRun(rc, lines, logProb, x)
 		x = logProb
 	}

@@ -21,8 +21,8 @@ func init() {
 // axisLineKernel transforms every line along one axis viewed as
 // [outer, n, inner].
 type axisLineKernel struct {
-	outer, n, inner int
-	hardmax         bool
+	axisLines
+	hardmax bool
 }
 
 func newAxisLineKernel(ni *nodeInfo) (kernel, error) {
@@ -30,12 +30,8 @@ func newAxisLineKernel(ni *nodeInfo) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &axisLineKernel{n: in.shape[ax], hardmax: ni.node.Op == "Hardmax"}
-	k.outer, k.inner = aroundAxis(in.shape, ax)
-	return k, nil
+	return &axisLineKernel{axisLines: linesAround(in.shape, ax), hardmax: ni.node.Op == "Hardmax"}, nil
 }
-
-func (k *axisLineKernel) inPlace() []int { return []int{0} }
 
 func (k *axisLineKernel) run(rc *runCtx, ins, outs []any) error {
 	floatYX(rc, k, outs[0], ins[0], axisLineRun[float32], axisLineRun[float64])

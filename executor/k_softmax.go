@@ -7,21 +7,15 @@ func init() {
 }
 
 // softmaxKernel normalises along one axis viewed as [outer, axis, inner].
-type softmaxKernel struct {
-	outer, n, inner int
-}
+type softmaxKernel struct{ axisLines }
 
 func newSoftmaxKernel(ni *nodeInfo) (kernel, error) {
 	in, axis, err := floatAxisInput(ni, "Softmax")
 	if err != nil {
 		return nil, err
 	}
-	k := &softmaxKernel{n: in.shape[axis]}
-	k.outer, k.inner = aroundAxis(in.shape, axis)
-	return k, nil
+	return &softmaxKernel{linesAround(in.shape, axis)}, nil
 }
-
-func (k *softmaxKernel) inPlace() []int { return []int{0} }
 
 func (k *softmaxKernel) run(rc *runCtx, ins, outs []any) error {
 	floatYX(rc, k, outs[0], ins[0], softmaxRun[float32], softmaxRun[float64])

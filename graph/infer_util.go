@@ -57,13 +57,22 @@ func shapeFromInt64(v []int64) Shape {
 // NormAxis maps axis in [-rank, rank-1] to [0, rank-1], with an error
 // naming both when it is out of range.
 func NormAxis(axis int64, rank int) (int, error) {
-	if axis < -int64(rank) || axis >= int64(rank) {
-		return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
+	if a, ok := WrapIndex(axis, rank); ok {
+		return a, nil
 	}
-	if axis < 0 {
-		axis += int64(rank)
+	return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
+}
+
+// WrapIndex maps v in [-n, n) to [0, n), counting a negative v from the
+// end as ONNX does for axes and indices; ok is false when v lies outside.
+func WrapIndex(v int64, n int) (i int, ok bool) {
+	if v < -int64(n) || v >= int64(n) {
+		return 0, false
 	}
-	return int(axis), nil
+	if v < 0 {
+		v += int64(n)
+	}
+	return int(v), true
 }
 
 // valueOf returns the constant or inferred value of v, or nil.

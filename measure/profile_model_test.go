@@ -30,14 +30,8 @@ func (f *fakeProfiler) Profile(m *graph.Model, warmup, runs int) (*Profile, erro
 	cons := g.Consumers()
 	fusedInto := map[*graph.Node]bool{}
 	p := &Profile{Total: 5 * time.Microsecond}
-	folded := map[*graph.Value]bool{}
-	for _, n := range g.Nodes {
-		if foldable(n, folded) {
-			for _, o := range n.Outputs {
-				folded[o] = true
-			}
-			continue
-		}
+	for _, cn := range costedNodes(g) {
+		n := cn.node
 		if !strings.HasPrefix(n.Name, "xrl") {
 			return nil, fmt.Errorf("node %q was not renamed", n.Name)
 		}

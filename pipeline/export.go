@@ -117,11 +117,7 @@ type Measurement struct {
 // line to w.
 func ReportMeasured(w io.Writer, orig, out *graph.Model, m Measurement, seed uint64) error {
 	name := measure.DefaultBackendName()
-	be, err := measure.NewBackend(name, m.Backend)
-	if err != nil {
-		return err
-	}
-	sa, err := be.Load(orig)
+	be, sa, in, err := openDefault(orig, m.Backend, seed)
 	if err != nil {
 		return err
 	}
@@ -131,10 +127,6 @@ func ReportMeasured(w io.Writer, orig, out *graph.Model, m Measurement, seed uin
 		return err
 	}
 	defer sb.Close()
-	in, err := measure.RandomInputs(orig.Graph, seed)
-	if err != nil {
-		return err
-	}
 	c, err := measure.Compare(sa, sb, in, in, m.Measure)
 	if err != nil {
 		return err

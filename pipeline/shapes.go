@@ -245,21 +245,37 @@ func verifyAt(w io.Writer, b ShapeBinding, orig, out *graph.Model, tol float64, 
 
 // runsOnce runs m once on random inputs on the default backend.
 func runsOnce(m *graph.Model, seed uint64) error {
-	be, err := measure.NewBackend(measure.DefaultBackendName(), measure.BackendOptions{})
-	if err != nil {
-		return err
-	}
-	sess, err := be.Load(m)
+	_, sess, in, err := openDefault(m, measure.BackendOptions{}, seed)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	in, err := measure.RandomInputs(m.Graph, seed)
-	if err != nil {
-		return err
-	}
 	_, err = sess.Run(in)
 	return err
+}
+
+// openDefault is loadWithInputs on the default backend, built with bo.
+func openDefault(m *graph.Model, bo measure.BackendOptions, seed uint64) (measure.Backend, measure.Session, map[string]*graph.Tensor, error) {
+	be, err := measure.NewBackend(measure.DefaultBackendName(), bo)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sess, in, err := loadWithInputs(be, m, seed)
+	return be, sess, in, err
+}
+
+// loadWithInputs loads m on be and draws random inputs for it from seed.
+func loadWithInputs(be measure.Backend, m *graph.Model, seed uint64) (measure.Session, map[string]*graph.Tensor, error) {
+	sess, err := be.Load(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	in, err := measure.RandomInputs(m.Graph, seed)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, in, nil
 }
 
 // reportInterface says to w whether the written model keeps the model's

@@ -2,7 +2,6 @@ package ppo
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,14 +10,8 @@ import (
 )
 
 func TestCorruptCheckpointsAreRejected(t *testing.T) {
-	cfg := smallConfig()
-	cfg.Episodes = 2
-	dir := t.TempDir()
-	train(t, dir, cfg, false, 0)
-	good, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dir := trainedRun(t, 2)
+	good := readRunFile(t, dir, CheckpointFile)
 	if _, err := decodeCheckpoint(good, true); err != nil {
 		t.Fatalf("good checkpoint: %v", err)
 	}

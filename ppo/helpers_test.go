@@ -1,6 +1,8 @@
 package ppo
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/xrl-dev/xrl/env"
@@ -22,4 +24,26 @@ func smallConfig() Config {
 	c.Horizon, c.FeedbackEvery = 12, 2
 	c.UpdateEvery, c.Epochs, c.MinibatchSize = 2, 2, 4
 	return c
+}
+
+// readRunFile returns the contents of the file name in the run directory
+// dir, failing t if it cannot be read.
+func readRunFile(t *testing.T, dir, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// trainedRun trains the small configuration for episodes episodes in a
+// fresh run directory and returns the configuration and the directory.
+func trainedRun(t *testing.T, episodes int) (Config, string) {
+	t.Helper()
+	cfg := smallConfig()
+	cfg.Episodes = episodes
+	dir := t.TempDir()
+	train(t, dir, cfg, false, 0)
+	return cfg, dir
 }

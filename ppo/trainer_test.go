@@ -71,14 +71,8 @@ func TestResumeContinuesTheSameRun(t *testing.T) {
 		{"before the first update", []int{1}},
 		{"twice", []int{3, 7}},
 	}
-	want, err := os.ReadFile(filepath.Join(straight, MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantCkpt, err := os.ReadFile(filepath.Join(straight, CheckpointFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	want := readRunFile(t, straight, MetricsFile)
+	wantCkpt := readRunFile(t, straight, CheckpointFile)
 	recs, err := ReadMetrics(filepath.Join(straight, MetricsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +87,7 @@ func TestResumeContinuesTheSameRun(t *testing.T) {
 				train(t, dir, cfg, i > 0, stop)
 			}
 			train(t, dir, cfg, true, 0)
-			got, err := os.ReadFile(filepath.Join(dir, MetricsFile))
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readRunFile(t, dir, MetricsFile)
 			if !bytes.Equal(got, want) {
 				gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
 				for i := 0; i < len(gl) && i < len(wl); i++ {
@@ -106,10 +97,7 @@ func TestResumeContinuesTheSameRun(t *testing.T) {
 				}
 				t.Fatalf("resumed run wrote %d lines, straight run %d", len(gl), len(wl))
 			}
-			gotCkpt, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
-			if err != nil {
-				t.Fatal(err)
-			}
+			gotCkpt := readRunFile(t, dir, CheckpointFile)
 			if !bytes.Equal(gotCkpt, wantCkpt) {
 				t.Errorf("final checkpoints differ (%d vs %d bytes)", len(gotCkpt), len(wantCkpt))
 			}
@@ -228,14 +216,8 @@ func TestTrainerRejectsConflictingEnvConfig(t *testing.T) {
 }
 
 func TestRunContinuesAfterCancel(t *testing.T) {
-	cfg := smallConfig()
-	cfg.Episodes = 5
-	straight := t.TempDir()
-	train(t, straight, cfg, false, 0)
-	want, err := os.ReadFile(filepath.Join(straight, MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, straight := trainedRun(t, 5)
+	want := readRunFile(t, straight, MetricsFile)
 
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -256,10 +238,7 @@ func TestRunContinuesAfterCancel(t *testing.T) {
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join(dir, MetricsFile))
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readRunFile(t, dir, MetricsFile)
 	// The second Run starts a new SPS window; everything else matches.
 	strip := func(b []byte) string {
 		var out []string

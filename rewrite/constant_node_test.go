@@ -47,11 +47,7 @@ func TestConstantNodesAreConstants(t *testing.T) {
 	if got := models.Params(folded); got != models.Params(g) {
 		t.Errorf("Params after folding = %d, before %d", got, models.Params(g))
 	}
-	e := NewEngine(shippedRules(t), Options{Rules: []string{"conv-bn-fold"}, Eval: executor.Evaluate})
-	cands, err := e.Candidates(folded)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cands := shippedCandidates(t, folded, "conv-bn-fold")
 	if len(cands) != 1 {
 		t.Errorf("conv-bn-fold (needs constant weights) gave %d candidates on Constant-node weights, want 1", len(cands))
 	}

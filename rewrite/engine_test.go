@@ -138,6 +138,19 @@ func reluPair(throughSigmoid bool) func(b *graph.Builder) {
 	}
 }
 
+// threeMatMuls builds three MatMuls of one input x [4, 8], the i-th by
+// the weight w(b, i).
+func threeMatMuls(w func(b *graph.Builder, i int) *graph.Value) func(b *graph.Builder) {
+	return func(b *graph.Builder) {
+		x := b.Input("x", graph.Float32, 4, 8)
+		var outs []*graph.Value
+		for i := range 3 {
+			outs = append(outs, b.Op("MatMul", []*graph.Value{x, w(b, i)}, nil))
+		}
+		b.Output(outs...)
+	}
+}
+
 func TestEngineRejections(t *testing.T) {
 	shipped := shippedRules(t)
 	mine := parseTestRules(t)
@@ -191,14 +204,9 @@ func TestEngineRejections(t *testing.T) {
 		{
 			// Three MatMuls sharing x match matmul-merge3 in 6 orders.
 			name: "symmetric", set: shipped, rule: "matmul-merge3",
-			graph: func(b *graph.Builder) {
-				x := b.Input("x", graph.Float32, 4, 8)
-				var outs []*graph.Value
-				for i := range 3 {
-					outs = append(outs, b.Op("MatMul", []*graph.Value{x, b.Const("w", randConst(uint64(i), 8, 3+i))}, nil))
-				}
-				b.Output(outs...)
-			},
+			graph: threeMatMuls(func(b *graph.Builder, i int) *graph.Value {
+				return b.Const("w", randConst(uint64(i), 8, 3+i))
+			}),
 			matches: 6, cands: 1, rejects: map[Reject]int{RejectSymmetric: 5},
 		},
 		{
@@ -226,15 +234,9 @@ func TestEngineRejections(t *testing.T) {
 		{
 			// A candidate over the node cap is rejected.
 			name: "size", set: shipped, rule: "matmul-merge3",
-			graph: func(b *graph.Builder) {
-				x := b.Input("x", graph.Float32, 4, 8)
-				var outs []*graph.Value
-				for i := range 3 {
-					w := b.Op("Relu", []*graph.Value{b.Input("w"+string(rune('a'+i)), graph.Float32, 8, 2)}, nil)
-					outs = append(outs, b.Op("MatMul", []*graph.Value{x, w}, nil))
-				}
-				b.Output(outs...)
-			},
+			graph: threeMatMuls(func(b *graph.Builder, i int) *graph.Value {
+				return b.Op("Relu", []*graph.Value{b.Input("w"+string(rune('a'+i)), graph.Float32, 8, 2)}, nil)
+			}),
 			matches: 6, cands: 0, rejects: map[Reject]int{RejectSymmetric: 5, RejectSize: 1},
 		},
 	}
@@ -291,11 +293,7 @@ func TestEngineReorders(t *testing.T) {
 		c := b.Op("Relu", []*graph.Value{s}, nil)
 		b.Output(ta, c)
 	})
-	e := NewEngine(shippedRules(t), Options{Rules: []string{"relu-merge-cols"}, Eval: executor.Evaluate})
-	cands, err := e.Candidates(g)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cands := shippedCandidates(t, g, "relu-merge-cols")
 	if len(cands) != 1 {
 		t.Fatalf("%d candidates, want 1", len(cands))
 	}

@@ -27,6 +27,17 @@ func shippedRules(t testing.TB) *rules.Set {
 	return ruleSet
 }
 
+// shippedCandidates returns the candidates of the shipped rule named
+// rule on g.
+func shippedCandidates(t testing.TB, g *graph.Graph, rule string) []Candidate {
+	t.Helper()
+	cands, err := NewEngine(shippedRules(t), Options{Rules: []string{rule}, Eval: executor.Evaluate}).Candidates(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cands
+}
+
 // zooGraph builds a zoo model at the cpu preset.
 func zooGraph(t testing.TB, name string) *graph.Graph {
 	t.Helper()

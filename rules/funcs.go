@@ -51,6 +51,15 @@ var (
 	argTTI = []Kind{KTensor, KTensor, KInt}
 )
 
+// dimsOfPair returns the static shapes of the first two arguments.
+func dimsOfPair(a []Value) (x, y []int64, err error) {
+	if x, err = dimsOf(a[0]); err != nil {
+		return nil, nil, err
+	}
+	y, err = dimsOf(a[1])
+	return x, y, err
+}
+
 // dimsOf returns a graph value's static shape.
 func dimsOf(v Value) ([]int64, error) {
 	t := v.Tensor
@@ -126,11 +135,7 @@ func init() {
 		return boolVal(err == nil && len(d) <= 1 && (len(d) == 0 || d[0] == 1)), err
 	})
 	register("sameShape", "sameShape(a, b) holds when a and b have the same shape.", KBool, argTT, func(a []Value) (Value, error) {
-		x, err := dimsOf(a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		y, err := dimsOf(a[1])
+		x, y, err := dimsOfPair(a)
 		return boolVal(err == nil && slices.Equal(x, y)), err
 	})
 	register("sameDimsExcept", "sameDimsExcept(a, b, i) holds when a and b have the same rank and agree on every dimension but i.", KBool, argTTI, func(a []Value) (Value, error) {
@@ -257,11 +262,7 @@ func init() {
 		return intsVal(out), nil
 	})
 	register("enlargePads", "enlargePads(w, big) is the Pad pads that zero-pad the conv weight w [M, C, k...] to the spatial size of big, centred (sizes must differ by even amounts).", KInts, argTT, func(a []Value) (Value, error) {
-		w, err := dimsOf(a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		b, err := dimsOf(a[1])
+		w, b, err := dimsOfPair(a)
 		if err != nil {
 			return Value{}, err
 		}

@@ -89,6 +89,15 @@ func TestApplyConformance(t *testing.T) {
 // matcherGraph builds a small graph for the matcher cases.
 type matcherGraph func(b *graph.Builder)
 
+// mulAddGraph builds Mul(x, Add(y, z)) with x of shape xs and y and z
+// of shape 3x4.
+func mulAddGraph(xs ...int) func(b *graph.Builder) {
+	return func(b *graph.Builder) {
+		x, y, z := b.Input("x", graph.Float32, xs...), b.Input("y", graph.Float32, 3, 4), b.Input("z", graph.Float32, 3, 4)
+		b.Output(b.Op("Mul", []*graph.Value{x, b.Op("Add", []*graph.Value{y, z}, nil)}, nil))
+	}
+}
+
 func TestFindMatches(t *testing.T) {
 	f32 := graph.Float32
 	tests := []struct {
@@ -107,21 +116,15 @@ func TestFindMatches(t *testing.T) {
 			matches: 2,
 		},
 		{
-			name: "template rejects broadcasting",
-			rule: "r Mul(x, Add(y, z)) => Add(Mul(x, y), Mul(x, z))\n where x[*s]  y[*s]  z[*s]",
-			build: func(b *graph.Builder) {
-				x, y, z := b.Input("x", f32, 1, 4), b.Input("y", f32, 3, 4), b.Input("z", f32, 3, 4)
-				b.Output(b.Op("Mul", []*graph.Value{x, b.Op("Add", []*graph.Value{y, z}, nil)}, nil))
-			},
+			name:    "template rejects broadcasting",
+			rule:    "r Mul(x, Add(y, z)) => Add(Mul(x, y), Mul(x, z))\n where x[*s]  y[*s]  z[*s]",
+			build:   mulAddGraph(1, 4),
 			matches: 0,
 		},
 		{
-			name: "template accepts equal shapes",
-			rule: "r Mul(x, Add(y, z)) => Add(Mul(x, y), Mul(x, z))\n where x[*s]  y[*s]  z[*s]",
-			build: func(b *graph.Builder) {
-				x, y, z := b.Input("x", f32, 3, 4), b.Input("y", f32, 3, 4), b.Input("z", f32, 3, 4)
-				b.Output(b.Op("Mul", []*graph.Value{x, b.Op("Add", []*graph.Value{y, z}, nil)}, nil))
-			},
+			name:    "template accepts equal shapes",
+			rule:    "r Mul(x, Add(y, z)) => Add(Mul(x, y), Mul(x, z))\n where x[*s]  y[*s]  z[*s]",
+			build:   mulAddGraph(3, 4),
 			matches: 2,
 		},
 		{

@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/pipeline"
 )
 
 type compareOptions struct {
@@ -44,7 +42,7 @@ beside it, labelled; neither decides anything.
 }
 
 func compareRun(o *compareOptions) error {
-	ma, mb, err := loadPair(o.A, o.B, &o.Shapes)
+	bind, err := o.Shapes.bindings()
 	if err != nil {
 		return err
 	}
@@ -52,43 +50,10 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	sa, err := be.Load(ma)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.A, err)
-	}
-	defer sa.Close()
-	sb, err := be.Load(mb)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.B, err)
-	}
-	defer sb.Close()
-	inA, err := measure.RandomInputs(ma.Graph, o.Seed)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.A, err)
-	}
-	inB, err := measure.RandomInputs(mb.Graph, o.Seed)
-	if err != nil {
-		return fmt.Errorf("%s: %w", o.B, err)
-	}
-	c, err := measure.Compare(sa, sb, inA, inB, o.Runtime.measureOptions())
+	rep, err := pipeline.CompareFiles(be, o.A, o.B, bind, o.Seed, o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}
-	w := o.IO.Out
-	fmt.Fprintf(w, "runtime %s\n", be.Name())
-	fmt.Fprintf(w, "A %s: %v\n", o.A, c.A)
-	fmt.Fprintf(w, "B %s: %v\n", o.B, c.B)
-	fmt.Fprintf(w, "%v\n", c)
-	fmt.Fprintf(w, "medians: %s\n", c.Summary())
-	switch c.Verdict {
-	case measure.Faster:
-		fmt.Fprintf(w, "verdict: B is faster (%.1f%% less latency)\n", 100*(1-c.Ratio))
-	case measure.Slower:
-		fmt.Fprintf(w, "verdict: B is slower (%.1f%% more latency)\n", 100*(c.Ratio-1))
-	case measure.Equivalent:
-		fmt.Fprintf(w, "verdict: no difference beyond ±%.1f%% (the 99%% interval lies within it)\n", 100*o.Runtime.Precision)
-	default:
-		fmt.Fprintln(w, "verdict: undecided: the time ran out before the 99% interval left 1 or came within the margin")
-	}
+	rep.Write(o.IO.Out)
 	return nil
 }

@@ -53,28 +53,6 @@ func loadBound(path string, shapes *shapeOptions) (*graph.Model, error) {
 	return pipeline.LoadBound(path, bind)
 }
 
-// loadPair loads two models with the same --shape bindings.
-func loadPair(a, b string, shapes *shapeOptions) (*graph.Model, *graph.Model, error) {
-	bind, err := shapes.bindings()
-	if err != nil {
-		return nil, nil, err
-	}
-	return loadPairAt(a, b, bind)
-}
-
-// loadPairAt loads two models with the same input shapes bound.
-func loadPairAt(a, b string, bind map[string][]int) (*graph.Model, *graph.Model, error) {
-	ma, err := pipeline.LoadBound(a, bind)
-	if err != nil {
-		return nil, nil, err
-	}
-	mb, err := pipeline.LoadBound(b, bind)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ma, mb, nil
-}
-
 // prepareStart is pipeline.Prepare with the --shape and --rules flags.
 func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*pipeline.Start, error) {
 	bind, err := shapes.bindings()
@@ -88,11 +66,12 @@ func prepareStart(path string, shapes *shapeOptions, ruleNames []string) (*pipel
 // flagError names the flag behind a pipeline error: an unknown rule is a
 // usage error of --rules, an unreadable policy an error of --agent; a
 // training setting that conflicts with the run or the models is a usage
-// error.
+// error; unreadable input sets are an error of --inputs.
 func flagError(err error) error {
 	var unknown *pipeline.UnknownRuleError
 	var policy *pipeline.PolicyError
 	var conflict *train.ConfigError
+	var sets *pipeline.InputsError
 	switch {
 	case errors.As(err, &unknown):
 		return usagef("--rules: %v", unknown)
@@ -100,6 +79,8 @@ func flagError(err error) error {
 		return fmt.Errorf("--agent: %w", policy.Err)
 	case errors.As(err, &conflict):
 		return usageError{err}
+	case errors.As(err, &sets):
+		return fmt.Errorf("--inputs: %w", sets.Err)
 	}
 	return err
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/search"
@@ -163,20 +162,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 	if err != nil {
 		return pipeline.Config{}, err
 	}
-	var sets []inputs.Set
-	if o.Inputs != "" {
-		groups, err := userInputGroups(o.Model, o.Inputs)
-		if err != nil {
-			return pipeline.Config{}, err
-		}
-		if len(bind) == 0 {
-			bind = groups[0].Shapes
-		}
-		for _, gr := range groups {
-			sets = append(sets, gr.Sets...)
-		}
-	}
-	return pipeline.Config{
+	cfg := pipeline.Config{
 		Model: o.Model, Shapes: bind, Rules: o.Rules, Output: o.Output,
 		Latency:     o.searchRuntime(),
 		Measurement: o.Runtime.measurement(),
@@ -188,8 +174,8 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		MeasuredPasses: passes,
 		Specialize:     o.Specialize,
 		Sweep:          o.Sweep,
-		Inputs:         sets,
-	}, nil
+	}
+	return cfg, flagError(cfg.AddInputs(o.Inputs))
 }
 
 func optimizeRun(o *optimizeOptions) error {

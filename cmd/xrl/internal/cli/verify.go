@@ -2,12 +2,9 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/pipeline"
 	"github.com/xrl-dev/xrl/verify"
 )
@@ -90,79 +87,14 @@ func verifyRun(o *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	var groups []inputs.Group
-	if o.Inputs != "" {
-		if groups, err = userInputGroups(o.A, o.Inputs); err != nil {
-			return err
-		}
-		if len(bind) == 0 {
-			bind = groups[0].Shapes
-		}
-	}
-	ma, mb, err := loadPairAt(o.A, o.B, bind)
+	groups, err := pipeline.ReadInputGroups(o.A, o.Inputs)
 	if err != nil {
-		return err
+		return flagError(err)
 	}
-	opts := verify.Options{Seeds: o.Seeds, Tolerance: o.Tolerance, ATol: o.ATol}
-	for _, gr := range groups {
-		if gr.Fits(ma.Graph) {
-			opts.Sets = append(opts.Sets, gr.Sets...)
-		}
-	}
-	results, err := verify.Runtimes(o.Runtimes, ma, mb, opts)
-	failed := printVerified(o.IO.Out, results)
-	if err != nil {
-		return err
-	}
-	for _, gr := range groups {
-		if gr.Fits(ma.Graph) {
-			continue
-		}
-		fmt.Fprintf(o.IO.Out, "at the shapes of your input sets %s:\n", gr.Binding())
-		ga, gb, err := loadPairAt(o.A, o.B, gr.Shapes)
-		if err != nil {
-			return err
-		}
-		results, err := verify.Runtimes(o.Runtimes, ga, gb, verify.Options{Tolerance: o.Tolerance, ATol: o.ATol, Sets: gr.Sets})
-		failed = printVerified(o.IO.Out, results) || failed
-		if err != nil {
-			return err
-		}
-	}
-	if failed {
+	failed, err := pipeline.VerifyFiles(o.IO.Out, o.A, o.B, bind, o.Runtimes,
+		verify.Options{Seeds: o.Seeds, Tolerance: o.Tolerance, ATol: o.ATol}, groups)
+	if err == nil && failed {
 		return errVerifyFailed
 	}
-	return nil
-}
-
-// printVerified prints each runtime's result with its details to w and
-// reports whether some runtime found a difference.
-func printVerified(w io.Writer, results []verify.RuntimeResult) bool {
-	failed := false
-	for _, r := range results {
-		fmt.Fprintln(w, r)
-		if r.Skipped == nil {
-			fmt.Fprint(w, r.Result.Details())
-			failed = failed || !r.Result.OK
-		}
-	}
-	return failed
-}
-
-// userInputGroups reads the input sets at path and groups them by shape,
-// matched to the inputs of the model at modelPath as declared.
-func userInputGroups(modelPath, path string) ([]inputs.Group, error) {
-	sets, err := inputs.Read(path)
-	if err != nil {
-		return nil, fmt.Errorf("--inputs: %w", err)
-	}
-	m, err := pipeline.ReadModel(modelPath)
-	if err != nil {
-		return nil, err
-	}
-	groups, err := inputs.ByShape(m.Graph, sets)
-	if err != nil {
-		return nil, fmt.Errorf("--inputs: %w", err)
-	}
-	return groups, nil
+	return err
 }

@@ -7,7 +7,7 @@ import (
 
 // inputsData is package inputs' test data: ONNX's node/test_gather_0 with
 // its test_data_set_0, and .npz archives written by NumPy.
-const inputsData = "../../inputs/testdata"
+const inputsData = "../../../../inputs/testdata"
 
 // TestVerifyInputs runs xrl verify --inputs on the ONNX test-data layout
 // and on .npz archives: the report names the worst output of each set, a
@@ -49,7 +49,7 @@ func TestVerifyInputs(t *testing.T) {
 // TestVerifyInputsOtherShapes checks that sets whose shapes differ from
 // the first set's are verified at their own shapes.
 func TestVerifyInputsOtherShapes(t *testing.T) {
-	vad := "../../testdata/controlflow/vad_if.onnx"
+	vad := "../../../../testdata/controlflow/vad_if.onnx"
 	expectRun(t, []string{"verify", "--runtime", "go", vad, vad, "--inputs", filepath.Join(inputsData, "npz_vad")}, exitOK,
 		[]string{"vad_16k.npz: worst output \"prob\"", "at the shapes of your input sets sr=scalar x=1x256:", "vad_8k.npz: worst output \"prob\""}, nil)
 }
@@ -59,7 +59,7 @@ func TestVerifyInputsOtherShapes(t *testing.T) {
 // shapes.
 func TestOptimizeInputs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "vad.onnx")
-	expectRun(t, []string{"optimize", "../../testdata/controlflow/vad_if.onnx", "-o", out, "--inputs", filepath.Join(inputsData, "npz_vad"),
+	expectRun(t, []string{"optimize", "../../../../testdata/controlflow/vad_if.onnx", "-o", out, "--inputs", filepath.Join(inputsData, "npz_vad"),
 		"--runtime", "cost", "--budget", "3", "--runs", "3", "--warmup", "1", "--max-time", "1s", "--threads", "1", "--measured-passes", "none"}, exitOK,
 		[]string{"tuning at batch=1 samples=512", "on your input sets: verified on go: equal", "vad_16k.npz: worst output \"prob\"",
 			"on your input sets at sr=scalar x=1x256: verified on go: equal", "vad_8k.npz: worst output \"prob\""}, nil)
