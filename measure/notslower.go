@@ -120,10 +120,15 @@ type BytesLoader interface {
 }
 
 // Load loads the original in be: its file when be is a BytesLoader and
-// there is one, else its model.
+// there is one, else its model. A file the backend refuses as given (an
+// old-opset model with a kernel ONNX Runtime no longer has, such as
+// AveragePool-1, which xrl's reading converts to its current form) is
+// timed as the model read from it.
 func (o Original) Load(be Backend) (Session, error) {
 	if bl, ok := be.(BytesLoader); ok && o.File != nil {
-		return bl.LoadONNX(o.File, o.Model)
+		if s, err := bl.LoadONNX(o.File, o.Model); err == nil {
+			return s, nil
+		}
 	}
 	return be.Load(o.Model)
 }

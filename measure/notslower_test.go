@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -99,5 +100,33 @@ func TestDecideNotSlower(t *testing.T) {
 				t.Errorf("%v written with comparison %v: want one that shows it faster, none for the original", d.Choice, w)
 			}
 		})
+	}
+}
+
+// refusingLoader is a backend that refuses every serialised file, as ONNX
+// Runtime refuses an old-opset file it has no kernel for.
+type refusingLoader struct {
+	Backend
+	loadedModel bool
+}
+
+func (r *refusingLoader) LoadONNX([]byte, *graph.Model) (Session, error) {
+	return nil, fmt.Errorf("no kernel for AveragePool(1)")
+}
+
+func (r *refusingLoader) Load(m *graph.Model) (Session, error) {
+	r.loadedModel = true
+	return nil, nil
+}
+
+// TestOriginalFallsBackToTheModel: a file the backend refuses is timed
+// as the model read from it.
+func TestOriginalFallsBackToTheModel(t *testing.T) {
+	be := &refusingLoader{}
+	if _, err := (Original{Model: &graph.Model{}, File: []byte{1}}).Load(be); err != nil {
+		t.Fatal(err)
+	}
+	if !be.loadedModel {
+		t.Errorf("the refused file was not replaced by the model")
 	}
 }
