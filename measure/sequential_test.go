@@ -158,6 +158,12 @@ func TestSequentialFalseVerdicts(t *testing.T) {
 			looks += cmp.Looks
 		}
 		t.Logf("spells %.2f, %d trials: %d faster, %d intervals without 1, %.1f looks on average", c.spell, trials, faster, misses, float64(looks)/float64(trials))
+		if raceEnabled {
+			// 20 trials cannot measure a rate of 1.5%: under the race
+			// detector the comparisons run for their data races only;
+			// the rates are checked by the plain run of the suite.
+			continue
+		}
 		if float64(faster) > c.maxFaster*float64(trials) || float64(misses) > c.maxOut*float64(trials) {
 			t.Errorf("identical models, spells %.2f: %d of %d said faster, %d of %d intervals left 1 out; allowed %.1f%% and %.1f%%",
 				c.spell, faster, trials, misses, trials, 100*c.maxFaster, 100*c.maxOut)
