@@ -53,8 +53,9 @@ type Comparison struct {
 	// cross-check that is insensitive to being descheduled.
 	CPURatio float64
 	// Pairs is the number of timed runs of each model; Blocks the number
-	// of blocks they form.
-	Pairs, Blocks int
+	// of blocks they form; Sessions the number of sessions of each model
+	// they rotated through.
+	Pairs, Blocks, Sessions int
 }
 
 // Speedup returns A.Median / B.Median, the factor by which B is faster
@@ -88,6 +89,9 @@ func (c Comparison) Summary() string {
 	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
 		c.Verdict, c.Looks, c.Blocks, k, inverse(c.MinRatio))
+	if c.Sessions > 1 {
+		s += fmt.Sprintf("; %d sessions of each model", c.Sessions)
+	}
 	if c.Inflation > 1 {
 		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
 	}
@@ -98,6 +102,9 @@ func (c Comparison) Summary() string {
 func (c Comparison) String() string {
 	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios median %.3f, p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
 		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP50, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
+	if c.Sessions > 1 {
+		s += fmt.Sprintf("; %d sessions of each model", c.Sessions)
+	}
 	if c.Inflation > 1 {
 		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
 	}
@@ -127,29 +134,49 @@ const compareMaxBlocks = 300
 // lies below 1, above 1 or within ±opts.Precision of 1; the last look is
 // at MaxRuns (default 300 blocks) or MaxTime, whatever its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
+}
+
+// ComparePairs is Compare over several sessions of each model: the ABBA
+// units rotate through the pairs (as[i], bs[i]), and the interval's
+// bootstrap resamples the pairs before the units of each, so that it
+// covers how far one session of a model can stray from another (see
+// sessionPairs). as and bs must be of one length, at least 1.
+func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+	if len(as) == 0 || len(as) != len(bs) {
+		return Comparison{}, fmt.Errorf("comparing %d sessions of A with %d of B: want one or more of each, as many", len(as), len(bs))
+	}
 	capSet := opts.MaxRuns > 0 && opts.MaxRuns >= opts.Runs
 	opts = opts.withDefaults()
 	if !capSet {
 		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
 	}
-	for i := 0; i < opts.Warmup; i++ {
-		if err := runForTiming(a, inA); err != nil {
-			return Comparison{}, fmt.Errorf("A: %w", err)
+	// unit runs the i-th ABBA unit's first (j = 0) or second half: A then
+	// B, or B then A, on the unit's pair of sessions.
+	unit := func(i, j int, ra, rb *timedRuns) error {
+		a, b := as[i%len(as)], bs[i%len(bs)]
+		first, second := func() error { return ra.run(a, inA) }, func() error { return rb.run(b, inB) }
+		if j == 1 {
+			first, second = second, first
 		}
-		if err := runForTiming(b, inB); err != nil {
-			return Comparison{}, fmt.Errorf("B: %w", err)
+		if err := first(); err != nil {
+			return err
+		}
+		return second()
+	}
+	var scratch timedRuns
+	for i := 0; i < opts.Warmup*len(as); i++ {
+		if err := unit(i, 0, &scratch, &scratch); err != nil {
+			return Comparison{}, err
 		}
 	}
 	if opts.Settle {
+		i := 0
 		err := settle(opts, func() (time.Duration, error) {
 			t0 := now()
-			if err := runForTiming(a, inA); err != nil {
-				return 0, fmt.Errorf("A: %w", err)
-			}
-			if err := runForTiming(b, inB); err != nil {
-				return 0, fmt.Errorf("B: %w", err)
-			}
-			return now().Sub(t0), nil
+			err := unit(i, i%2, &scratch, &scratch)
+			i++
+			return now().Sub(t0), err
 		})
 		if err != nil {
 			return Comparison{}, err
@@ -162,17 +189,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 	var ra, rb timedRuns
 	start := now()
 	for i := 0; ; i++ {
-		var err error
-		if i%2 == 0 {
-			if err = ra.run(a, inA); err == nil {
-				err = rb.run(b, inB)
-			}
-		} else {
-			if err = rb.run(b, inB); err == nil {
-				err = ra.run(a, inA)
-			}
-		}
-		if err != nil {
+		if err := unit(i/bootstrapUnit, i%2, &ra, &rb); err != nil {
 			return Comparison{}, err
 		}
 		n := len(ra.wall)
@@ -187,7 +204,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 		if !look {
 			continue
 		}
-		c := summarizeComparison(&ra, &rb, k, sched.taken, opts.Precision, inflation)
+		c := summarizeComparison(&ra, &rb, k, len(as), sched.taken, opts.Precision, inflation)
 		inflation = c.Inflation
 		if c.Verdict != Undecided || last {
 			return c, nil
@@ -211,17 +228,18 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 }
 
 // summarizeComparison computes the figures of one look at the runs (in
-// blocks of k) and reads its interval with the equivalence margin;
-// inflation is the largest long-run inflation an earlier look found.
-func summarizeComparison(ra, rb *timedRuns, k, looks int, margin, inflation float64) Comparison {
+// blocks of k, their ABBA units rotating through pairs session pairs) and
+// reads its interval with the equivalence margin; inflation is the
+// largest long-run inflation an earlier look found.
+func summarizeComparison(ra, rb *timedRuns, k, pairs, looks int, margin, inflation float64) Comparison {
 	c := Comparison{
 		A: summarizeRuns(ra.wall, k), B: summarizeRuns(rb.wall, k),
-		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Looks: looks,
+		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Sessions: pairs, Looks: looks,
 	}
 	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
 	if c.A.Median > 0 && c.B.Median > 0 {
 		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
-		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, lookLevel, inflation)
+		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, pairs, lookLevel, inflation)
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {

@@ -107,17 +107,19 @@ const lookLevel = compareAlpha / compareLooks
 
 // ratioInterval returns the interval of median(b)/median(a) at two-sided
 // error rate alpha from the runs in a and b (timed alternately, equal in
-// number): the alpha/2 and 1-alpha/2 quantiles of the ratio over
-// bootstrap resamples of whole ABBA units. For one median, this
-// percentile interval is close to the distribution-free one from order
-// statistics; it needs enough resamples to place about ten beyond each
-// end. The interval is then widened by the square root of the long-run
-// inflation of the variance (see longRunInflation), at least the
-// inflation floor an earlier look of the same comparison found, which is
-// returned updated.
-func ratioInterval(a, b []time.Duration, alpha, floor float64) (lo, hi, inflation float64) {
+// number, their ABBA units rotating through pairs session pairs): the
+// alpha/2 and 1-alpha/2 quantiles of the ratio over bootstrap resamples,
+// each drawing the session pairs with replacement and then, for each pair
+// drawn, as many of its units (with replacement) as it has. For one
+// median and one pair, this percentile interval is close to the
+// distribution-free one from order statistics; it needs enough resamples
+// to place about ten beyond each end. The interval is then widened by the
+// square root of the long-run inflation of the variance (see
+// longRunInflation), at least the inflation floor an earlier look of the
+// same comparison found, which is returned updated.
+func ratioInterval(a, b []time.Duration, pairs int, alpha, floor float64) (lo, hi, inflation float64) {
 	units := min(len(a), len(b)) / bootstrapUnit
-	if units < 2 {
+	if units < 2 || units < pairs {
 		return 0, math.Inf(1), floor
 	}
 	n := units * bootstrapUnit
@@ -127,8 +129,8 @@ func ratioInterval(a, b []time.Duration, alpha, floor float64) (lo, hi, inflatio
 	ratios := make([]float64, int(math.Ceil(bootstrapTail/(alpha/2))))
 	for i := range ratios {
 		clear(w)
-		drawUnits(r, w)
-		ma, mb := sa.weightedMedian(w, n), sb.weightedMedian(w, n)
+		total := drawUnits(r, w, pairs) * bootstrapUnit
+		ma, mb := sa.weightedMedian(w, total), sb.weightedMedian(w, total)
 		if ma <= 0 {
 			return 0, math.Inf(1), floor
 		}
@@ -137,10 +139,15 @@ func ratioInterval(a, b []time.Duration, alpha, floor float64) (lo, hi, inflatio
 	slices.Sort(ratios)
 	lo, hi = quantile(ratios, alpha/2), quantile(ratios, 1-alpha/2)
 	inflation = max(floor, longRunInflation(a[:n], b[:n]))
-	if inflation > 1 {
+	widen := inflation
+	if pairs > 1 {
+		// Resampling few pairs understates their spread by (pairs-1)/pairs.
+		widen *= float64(pairs) / float64(pairs-1)
+	}
+	if widen > 1 {
 		// Widen around the measured ratio: distances in log space scale
 		// with the standard deviation.
-		r0, s := quantile(sb.v, 0.5)/quantile(sa.v, 0.5), math.Sqrt(inflation)
+		r0, s := quantile(sb.v, 0.5)/quantile(sa.v, 0.5), math.Sqrt(widen)
 		lo, hi = r0*math.Pow(lo/r0, s), r0*math.Pow(hi/r0, s)
 	}
 	return lo, hi, inflation
@@ -212,19 +219,30 @@ func batchVariance(x []float64, size int) float64 {
 	return ss / float64(g-1) * float64(size)
 }
 
-// drawUnits adds one to w[u] for each of len(w) units u drawn uniformly
-// with replacement. Two draws share one 64-bit random number, 32 bits
-// each scaled to [0, len(w)) by a multiplication: each unit's chance
-// differs from 1/len(w) by less than 2^-32.
-func drawUnits(r *rand.PCG, w []int32) {
-	n := uint64(len(w))
-	for i := uint64(0); i < n; i += 2 {
+// drawUnits adds to w one bootstrap resample's count of each unit and
+// returns the number of units drawn. Unit u was timed on session pair u
+// mod pairs; the pairs are drawn with replacement, and for each pair drawn
+// its own units are, as many as it has (with one pair, len(w) units drawn
+// from all). Random numbers are scaled to a range by a multiplication of
+// their low or high 32 bits: each outcome's chance differs from uniform by
+// less than 2^-32.
+func drawUnits(r *rand.PCG, w []int32, pairs int) int {
+	pick := func(x uint64, n int) int { return int(x * uint64(n) >> 32) }
+	n, total := len(w), 0
+	for range pairs {
 		x := r.Uint64()
-		w[(x&0xffffffff)*n>>32]++
-		if i+1 < n {
-			w[(x>>32)*n>>32]++
+		c := pick(x&0xffffffff, pairs)
+		size := (n - c + pairs - 1) / pairs
+		for j := 0; j < size; j += 2 {
+			y := r.Uint64()
+			w[c+pairs*pick(y&0xffffffff, size)]++
+			if j+1 < size {
+				w[c+pairs*pick(y>>32, size)]++
+			}
 		}
+		total += size
 	}
+	return total
 }
 
 // unitRuns holds one model's runs in ascending order with the resampling

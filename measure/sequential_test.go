@@ -200,8 +200,57 @@ func BenchmarkRatioInterval(b *testing.B) {
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				ratioInterval(x, y, lookLevel, 1)
+				ratioInterval(x, y, 1, lookLevel, 1)
 			}
 		})
+	}
+}
+
+// TestComparePairsCoversSessionModes compares identical models whose
+// sessions each run at their own pace for their whole life: a quarter of
+// them twice as slow, as sessions of a sub-millisecond model can be. With
+// one pair of sessions the test takes a difference of sessions for one of
+// models; over shortPairs pairs, resampled as pairs, its interval must
+// hold 1 as often as its level says.
+func TestComparePairsCoversSessionModes(t *testing.T) {
+	trials := 200
+	if raceEnabled {
+		trials = 10
+	}
+	opts := seqOpts
+	opts.Runs, opts.MaxRuns = 96, 24*8
+	for _, c := range []struct {
+		pairs, trials int
+		// The share of intervals leaving 1 out must lie in [least, most];
+		// with one pair it must be large: the problem is real.
+		least, most float64
+	}{{1, trials / 4, 0.2, 1}, {shortPairs, trials, 0, 0.01}} {
+		misses := 0
+		for i := range c.trials {
+			clock := useFakeClock(t)
+			r := rand.New(rand.NewPCG(uint64(i), 23))
+			session := func() Session {
+				d := time.Millisecond
+				if r.IntN(4) == 0 {
+					d *= 2
+				}
+				return &sleepSession{clock: clock, d: d, jitter: 0.05, r: r}
+			}
+			var as, bs []Session
+			for range c.pairs {
+				as, bs = append(as, session()), append(bs, session())
+			}
+			cmp, err := ComparePairs(as, bs, nil, nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmp.Significant() {
+				misses++
+			}
+		}
+		t.Logf("%d pairs: %d of %d intervals without 1", c.pairs, misses, c.trials)
+		if share := float64(misses) / float64(c.trials); share < c.least || share > c.most {
+			t.Errorf("%d pairs: %d of %d intervals left 1 out, want a share in [%.2f, %.2f]", c.pairs, misses, c.trials, c.least, c.most)
+		}
 	}
 }

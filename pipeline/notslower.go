@@ -28,9 +28,9 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 	if err != nil {
 		return nil, err
 	}
-	orig := measure.Original{Model: s.Orig}
+	orig := measure.ModelFile{Model: s.Orig}
 	if src != "" {
-		if orig.File, err = selfContained(src); err != nil {
+		if orig.File, err = SelfContained(src); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/pipeline"
 )
 
 type compareOptions struct {
@@ -21,17 +22,20 @@ func NewCmdCompare(s IO, runF func(*compareOptions) error) *cobra.Command {
 	c := leaf(&cobra.Command{
 		Use:   "compare A.onnx B.onnx",
 		Short: "Compare the latency of two models, interleaved run by run",
-		Long: `compare times two models alternately on the same random inputs, in A B B A order,
-so that a busy or drifting machine affects both alike, and reports the ratio of their
-median latencies, latency(B)/latency(A), with its 99% confidence interval: the latency a
-user observes, before and after. Timing is a sequential test: it looks at the data at
-whole blocks of --block runs, at most 8 times, and stops at the first look whose interval
-lies wholly below 1 (B faster), wholly above it (B slower) or within --precision of 1
-(equivalent), or at --max-time. Each look's interval is a bootstrap over the A B B A
-units at the 99% level divided among the looks, so the verdict is wrong at most 1% of
-the time wherever it stops. The ratio of the fastest runs of each block (block minima:
-the latency on a machine nothing else disturbs) and the CPU-time ratio are printed
-beside it, labelled; neither decides anything.
+		Long: `compare times two model files, as they are, alternately on the same random inputs,
+in A B B A order, so that a busy or drifting machine affects both alike, and reports the
+ratio of their median latencies, latency(B)/latency(A), with its 99% confidence interval:
+the latency a user observes, before and after. A model under a millisecond is timed over 8
+pairs of sessions, since one session of such a model can run at its own pace for its
+whole life. Timing is a sequential test: it looks at the data at whole blocks of --block
+runs, at most 8 times, and stops at the first look whose interval lies wholly below 1 (B
+faster), wholly above it (B slower) or within --precision of 1 (equivalent), or at
+--max-time. Each look's interval is a bootstrap over the A B B A units (and the session
+pairs) at the 99% level divided among the looks, so the verdict is wrong at most 1% of
+the time wherever it stops, on a machine whose noise does not drift for long. The ratio
+of the fastest runs of each block (block minima: the latency on a machine nothing else
+disturbs) and the CPU-time ratio are printed beside it, labelled; neither decides
+anything.
 `,
 		Args: cobra.ExactArgs(2),
 	}, opts, func(c *cobra.Command, args []string) error {
@@ -52,16 +56,14 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	sa, err := be.Load(ma)
+	fa, err := pipeline.SelfContained(o.A)
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.A, err)
+		return err
 	}
-	defer sa.Close()
-	sb, err := be.Load(mb)
+	fb, err := pipeline.SelfContained(o.B)
 	if err != nil {
-		return fmt.Errorf("%s: %w", o.B, err)
+		return err
 	}
-	defer sb.Close()
 	inA, err := measure.RandomInputs(ma.Graph, o.Seed)
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.A, err)
@@ -70,7 +72,7 @@ func compareRun(o *compareOptions) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", o.B, err)
 	}
-	c, err := measure.Compare(sa, sb, inA, inB, o.Runtime.measureOptions())
+	c, err := measure.CompareModelFiles(be, measure.ModelFile{Model: ma, File: fa}, measure.ModelFile{Model: mb, File: fb}, inA, inB, o.Runtime.measureOptions())
 	if err != nil {
 		return err
 	}
