@@ -89,6 +89,14 @@ func (c Comparison) Summary() string {
 	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
 		c.Verdict, c.Looks, c.Blocks, k, inverse(c.MinRatio))
+	s += c.notes()
+	return s
+}
+
+// notes formats what sets the interval apart, if anything: several
+// sessions of each model, a widening for drift.
+func (c Comparison) notes() string {
+	s := ""
 	if c.Sessions > 1 {
 		s += fmt.Sprintf("; %d sessions of each model", c.Sessions)
 	}
@@ -102,12 +110,7 @@ func (c Comparison) Summary() string {
 func (c Comparison) String() string {
 	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios median %.3f, p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
 		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP50, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
-	if c.Sessions > 1 {
-		s += fmt.Sprintf("; %d sessions of each model", c.Sessions)
-	}
-	if c.Inflation > 1 {
-		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
-	}
+	s += c.notes()
 	if c.CPURatio > 0 {
 		s += fmt.Sprintf("; CPU-time ratio %.3f", c.CPURatio)
 	}
@@ -119,10 +122,10 @@ func (c Comparison) String() string {
 // machine's moods.
 const minCompareBlocks = 12
 
-// compareMaxBlocks is Compare's block cap when MaxRuns is not set. Runs
-// that spread by 3% (MAD) need about 60 blocks of 8 for an interval
-// within ±1% of equality; the cap leaves room for a busier machine, and
-// MaxTime is the working limit.
+// compareMaxBlocks is Compare's block cap when MaxRuns is not set. Equal
+// models whose runs spread by 3% took 120-150 blocks of 8 on a simulated
+// host to show an interval within ±1% of equality; the cap leaves room
+// for a busier machine, and MaxTime is the working limit.
 const compareMaxBlocks = 300
 
 // Compare times sessions a and b alternately (ABBA order, so that a slow
