@@ -124,9 +124,10 @@ const minCompareBlocks = 12
 
 // compareMaxBlocks is Compare's block cap when MaxRuns is not set. Equal
 // models whose runs spread by 3% took 120-150 blocks of 8 on a simulated
-// host to show an interval within ±1% of equality; the cap leaves room
-// for a busier machine, and MaxTime is the working limit.
-const compareMaxBlocks = 300
+// host to show an interval within ±1% of equality, and a sub-millisecond
+// model needed about a thousand to resolve its speedup to ±2%; for models
+// of milliseconds, MaxTime is the working limit.
+const compareMaxBlocks = 1000
 
 // Compare times sessions a and b alternately (ABBA order, so that a slow
 // drift of the machine affects both equally) and runs the sequential test
@@ -134,8 +135,9 @@ const compareMaxBlocks = 300
 // After the warm-up (settling both sessions when opts.Settle is set), it
 // first looks at the data once opts.Runs runs of each, 12 blocks and
 // MinTime are behind it, and stops at the first look whose 99% interval
-// lies below 1, above 1 or within ±opts.Precision of 1; the last look is
-// at MaxRuns (default 300 blocks) or MaxTime, whatever its interval.
+// lies below 1, above 1 or within ±opts.Precision of 1 (below 1 and, with
+// opts.Resolution, within ±Resolution of the ratio); the last look is at
+// MaxRuns (default 1000 blocks) or MaxTime, whatever its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
 }
@@ -209,10 +211,16 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		c := summarizeComparison(&ra, &rb, k, len(as), sched.taken, opts.Precision, inflation)
 		inflation = c.Inflation
-		if c.Verdict != Undecided || last {
+		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution)) {
 			return c, nil
 		}
 	}
+}
+
+// resolved reports whether the interval lies within ±r of the ratio,
+// log-symmetrically (always, for r = 0).
+func (c Comparison) resolved(r float64) bool {
+	return r <= 0 || c.RatioHi <= c.Ratio*(1+r) && c.RatioLo >= c.Ratio/(1+r)
 }
 
 // timedRuns records the wall and CPU time of each run of one session.

@@ -85,20 +85,24 @@ var seqOpts = MeasureOptions{Warmup: 1, BlockRuns: 8, MaxTime: time.Hour}
 
 func TestSequentialVerdicts(t *testing.T) {
 	type verdictCase struct {
-		name     string
-		factor   float64 // latency(B)/latency(A)
-		want     Verdict
-		maxLooks int
+		name       string
+		factor     float64 // latency(B)/latency(A)
+		resolution float64
+		want       Verdict
+		maxLooks   int
 	}
 	for i, c := range []verdictCase{
-		{"identical", 1, Equivalent, compareLooks},
-		{"10% faster", 0.9, Faster, 1},
-		{"10% slower", 1.1, Slower, 1},
-		{"3% faster", 0.97, Faster, compareLooks},
+		{"identical", 1, 0, Equivalent, compareLooks},
+		{"10% faster", 0.9, 0, Faster, 1},
+		{"10% slower", 1.1, 0, Slower, 1},
+		{"3% faster", 0.97, 0, Faster, compareLooks},
+		{"10% faster, resolved to 1%", 0.9, 0.01, Faster, compareLooks},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := hostPair(newHost(t, uint64(i), 0.03), time.Millisecond, c.factor)
-			cmp, err := Compare(a, b, nil, nil, seqOpts)
+			opts := seqOpts
+			opts.Resolution = c.resolution
+			cmp, err := Compare(a, b, nil, nil, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,6 +111,9 @@ func TestSequentialVerdicts(t *testing.T) {
 			}
 			if testing.Verbose() {
 				t.Log(cmp)
+			}
+			if !cmp.resolved(c.resolution) || c.resolution > 0 && cmp.Looks == 1 {
+				t.Errorf("want the interval within ±%.0f%% of the ratio, reached after the first look: %v", 100*c.resolution, cmp)
 			}
 			if cmp.RatioLo > c.factor || cmp.RatioHi < c.factor {
 				t.Errorf("the 99%% interval misses the true ratio %.3f: %v", c.factor, cmp)
