@@ -157,9 +157,12 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
 	}
 	// unit runs the i-th ABBA unit's first (j = 0) or second half: A then
-	// B, or B then A, on the unit's pair of sessions.
+	// B, or B then A, on the unit's pair of sessions: the pairs take turns
+	// a block at a time, so that a session runs warm, as a user's does.
+	perBlock := max(1, opts.BlockRuns/bootstrapUnit)
 	unit := func(i, j int, ra, rb *timedRuns) error {
-		a, b := as[i%len(as)], bs[i%len(bs)]
+		p := pairOf(i, perBlock, len(as))
+		a, b := as[p], bs[p]
 		first, second := func() error { return ra.run(a, inA) }, func() error { return rb.run(b, inB) }
 		if j == 1 {
 			first, second = second, first
@@ -209,7 +212,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		if !look {
 			continue
 		}
-		c := summarizeComparison(&ra, &rb, k, len(as), sched.taken, opts.Precision, inflation)
+		c := summarizeComparison(&ra, &rb, k, len(as), perBlock, sched.taken, opts.Precision, inflation)
 		inflation = c.Inflation
 		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution)) {
 			return c, nil
@@ -239,10 +242,10 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 }
 
 // summarizeComparison computes the figures of one look at the runs (in
-// blocks of k, their ABBA units rotating through pairs session pairs) and
-// reads its interval with the equivalence margin; inflation is the
-// largest long-run inflation an earlier look found.
-func summarizeComparison(ra, rb *timedRuns, k, pairs, looks int, margin, inflation float64) Comparison {
+// blocks of k, their ABBA units taking pairs session pairs in turns of
+// perBlock units) and reads its interval with the equivalence margin;
+// inflation is the largest long-run inflation an earlier look found.
+func summarizeComparison(ra, rb *timedRuns, k, pairs, perBlock, looks int, margin, inflation float64) Comparison {
 	c := Comparison{
 		A: summarizeRuns(ra.wall, k), B: summarizeRuns(rb.wall, k),
 		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Sessions: pairs, Looks: looks,
@@ -250,7 +253,7 @@ func summarizeComparison(ra, rb *timedRuns, k, pairs, looks int, margin, inflati
 	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
 	if c.A.Median > 0 && c.B.Median > 0 {
 		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
-		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, pairs, lookLevel, inflation)
+		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, pairs, perBlock, lookLevel, inflation)
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {

@@ -107,29 +107,36 @@ const lookLevel = compareAlpha / compareLooks
 
 // ratioInterval returns the interval of median(b)/median(a) at two-sided
 // error rate alpha from the runs in a and b (timed alternately, equal in
-// number, their ABBA units rotating through pairs session pairs): the
-// alpha/2 and 1-alpha/2 quantiles of the ratio over bootstrap resamples,
-// each drawing the session pairs with replacement and then, for each pair
-// drawn, as many of its units (with replacement) as it has. For one
-// median and one pair, this percentile interval is close to the
-// distribution-free one from order statistics; it needs enough resamples
-// to place about ten beyond each end. The interval is then widened by the
-// square root of the long-run inflation of the variance (see
-// longRunInflation), at least the inflation floor an earlier look of the
-// same comparison found, which is returned updated.
-func ratioInterval(a, b []time.Duration, pairs int, alpha, floor float64) (lo, hi, inflation float64) {
+// number, their ABBA units taking pairs session pairs in turns of
+// perBlock units, see pairOf): the alpha/2 and 1-alpha/2 quantiles of the
+// ratio over bootstrap resamples, each drawing the session pairs with
+// replacement and then, for each pair drawn, as many of its units (with
+// replacement) as it has. For one median and one pair, this percentile
+// interval is close to the distribution-free one from order statistics;
+// it needs enough resamples to place about ten beyond each end. The
+// interval is then widened: by pairs/(pairs-1) in variance when there are
+// several pairs (resampling few understates their spread), and by the
+// long-run inflation of the variance (see longRunInflation), at least the
+// inflation floor an earlier look of the same comparison found, which is
+// returned updated.
+func ratioInterval(a, b []time.Duration, pairs, perBlock int, alpha, floor float64) (lo, hi, inflation float64) {
 	units := min(len(a), len(b)) / bootstrapUnit
-	if units < 2 || units < pairs {
+	if units < 2 || units < pairs*perBlock {
 		return 0, math.Inf(1), floor
 	}
 	n := units * bootstrapUnit
 	sa, sb := sortUnits(a[:n]), sortUnits(b[:n])
+	clusters := make([][]int32, pairs)
+	for u := range units {
+		p := pairOf(u, perBlock, pairs)
+		clusters[p] = append(clusters[p], int32(u))
+	}
 	r := rand.NewPCG(uint64(n), 0x5eedb007)
 	w := make([]int32, units)
 	ratios := make([]float64, int(math.Ceil(bootstrapTail/(alpha/2))))
 	for i := range ratios {
 		clear(w)
-		total := drawUnits(r, w, pairs) * bootstrapUnit
+		total := drawUnits(r, w, clusters) * bootstrapUnit
 		ma, mb := sa.weightedMedian(w, total), sb.weightedMedian(w, total)
 		if ma <= 0 {
 			return 0, math.Inf(1), floor
@@ -141,7 +148,6 @@ func ratioInterval(a, b []time.Duration, pairs int, alpha, floor float64) (lo, h
 	inflation = max(floor, longRunInflation(a[:n], b[:n]))
 	widen := inflation
 	if pairs > 1 {
-		// Resampling few pairs understates their spread by (pairs-1)/pairs.
 		widen *= float64(pairs) / float64(pairs-1)
 	}
 	if widen > 1 {
@@ -152,6 +158,10 @@ func ratioInterval(a, b []time.Duration, pairs int, alpha, floor float64) (lo, h
 	}
 	return lo, hi, inflation
 }
+
+// pairOf returns the session pair that ABBA unit u was timed on, pairs
+// taking turns of perBlock units.
+func pairOf(u, perBlock, pairs int) int { return u / perBlock % pairs }
 
 // The bootstrap takes ABBA units as independent. On a busy machine they
 // are not: for seconds at a time, one model's runs can be slowed more than
@@ -220,27 +230,24 @@ func batchVariance(x []float64, size int) float64 {
 }
 
 // drawUnits adds to w one bootstrap resample's count of each unit and
-// returns the number of units drawn. Unit u was timed on session pair u
-// mod pairs; the pairs are drawn with replacement, and for each pair drawn
-// its own units are, as many as it has (with one pair, len(w) units drawn
-// from all). Random numbers are scaled to a range by a multiplication of
-// their low or high 32 bits: each outcome's chance differs from uniform by
-// less than 2^-32.
-func drawUnits(r *rand.PCG, w []int32, pairs int) int {
+// returns the number of units drawn: clusters (the units of each session
+// pair) are drawn with replacement, and for each cluster drawn as many of
+// its units as it has, with replacement. Random numbers are scaled to a
+// range by a multiplication of their low or high 32 bits: each outcome's
+// chance differs from uniform by less than 2^-32.
+func drawUnits(r *rand.PCG, w []int32, clusters [][]int32) int {
 	pick := func(x uint64, n int) int { return int(x * uint64(n) >> 32) }
-	n, total := len(w), 0
-	for range pairs {
-		x := r.Uint64()
-		c := pick(x&0xffffffff, pairs)
-		size := (n - c + pairs - 1) / pairs
-		for j := 0; j < size; j += 2 {
+	total := 0
+	for range clusters {
+		c := clusters[pick(r.Uint64()&0xffffffff, len(clusters))]
+		for j := 0; j < len(c); j += 2 {
 			y := r.Uint64()
-			w[c+pairs*pick(y&0xffffffff, size)]++
-			if j+1 < size {
-				w[c+pairs*pick(y>>32, size)]++
+			w[c[pick(y&0xffffffff, len(c))]]++
+			if j+1 < len(c) {
+				w[c[pick(y>>32, len(c))]]++
 			}
 		}
-		total += size
+		total += len(c)
 	}
 	return total
 }

@@ -207,7 +207,7 @@ func BenchmarkRatioInterval(b *testing.B) {
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				ratioInterval(x, y, 1, lookLevel, 1)
+				ratioInterval(x, y, 1, 4, lookLevel, 1)
 			}
 		})
 	}
