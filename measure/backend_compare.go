@@ -53,8 +53,9 @@ type Comparison struct {
 	// cross-check that is insensitive to being descheduled.
 	CPURatio float64
 	// Pairs is the number of timed runs of each model; Blocks the number
-	// of blocks they form.
-	Pairs, Blocks int
+	// of blocks they form; Sessions the number of sessions of each model
+	// they rotated through.
+	Pairs, Blocks, Sessions int
 }
 
 // Speedup returns A.Median / B.Median, the factor by which B is faster
@@ -88,6 +89,17 @@ func (c Comparison) Summary() string {
 	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
 		c.Verdict, c.Looks, c.Blocks, k, inverse(c.MinRatio))
+	s += c.notes()
+	return s
+}
+
+// notes formats what sets the interval apart, if anything: several
+// sessions of each model, a widening for drift.
+func (c Comparison) notes() string {
+	s := ""
+	if c.Sessions > 1 {
+		s += fmt.Sprintf("; %d sessions of each model", c.Sessions)
+	}
 	if c.Inflation > 1 {
 		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
 	}
@@ -98,9 +110,7 @@ func (c Comparison) Summary() string {
 func (c Comparison) String() string {
 	s := fmt.Sprintf("B/A latency ratio %.3f (99%% CI %.3f-%.3f; ratio of median latencies, speedup %.3fx; %v after %d looks; pair ratios median %.3f, p10 %.3f, p90 %.3f, MAD %.1f%%; block-minima ratio %.3f; %d blocks, %d runs each)",
 		c.Ratio, c.RatioLo, c.RatioHi, c.Speedup(), c.Verdict, c.Looks, c.RatioP50, c.RatioP10, c.RatioP90, 100*c.RatioMAD, c.MinRatio, c.Blocks, c.Pairs)
-	if c.Inflation > 1 {
-		s += fmt.Sprintf("; interval widened %.2fx for drift between the models", math.Sqrt(c.Inflation))
-	}
+	s += c.notes()
 	if c.CPURatio > 0 {
 		s += fmt.Sprintf("; CPU-time ratio %.3f", c.CPURatio)
 	}
@@ -112,11 +122,12 @@ func (c Comparison) String() string {
 // machine's moods.
 const minCompareBlocks = 12
 
-// compareMaxBlocks is Compare's block cap when MaxRuns is not set. Runs
-// that spread by 3% (MAD) need about 60 blocks of 8 for an interval
-// within ±1% of equality; the cap leaves room for a busier machine, and
-// MaxTime is the working limit.
-const compareMaxBlocks = 300
+// compareMaxBlocks is Compare's block cap when MaxRuns is not set. Equal
+// models whose runs spread by 3% took 120-150 blocks of 8 on a simulated
+// host to show an interval within ±1% of equality, and a sub-millisecond
+// model needed about a thousand to resolve its speedup to ±2%; for models
+// of milliseconds, MaxTime is the working limit.
+const compareMaxBlocks = 1000
 
 // Compare times sessions a and b alternately (ABBA order, so that a slow
 // drift of the machine affects both equally) and runs the sequential test
@@ -124,32 +135,56 @@ const compareMaxBlocks = 300
 // After the warm-up (settling both sessions when opts.Settle is set), it
 // first looks at the data once opts.Runs runs of each, 12 blocks and
 // MinTime are behind it, and stops at the first look whose 99% interval
-// lies below 1, above 1 or within ±opts.Precision of 1; the last look is
-// at MaxRuns (default 300 blocks) or MaxTime, whatever its interval.
+// lies below 1, above 1 or within ±opts.Precision of 1 (below 1 and, with
+// opts.Resolution, within ±Resolution of the ratio); the last look is at
+// MaxRuns (default 1000 blocks) or MaxTime, whatever its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
+}
+
+// ComparePairs is Compare over several sessions of each model: the ABBA
+// units rotate through the pairs (as[i], bs[i]), and the interval's
+// bootstrap resamples the pairs before the units of each, so that it
+// covers how far one session of a model can stray from another (see
+// sessionPairs). as and bs must be of one length, at least 1.
+func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+	if len(as) == 0 || len(as) != len(bs) {
+		return Comparison{}, fmt.Errorf("comparing %d sessions of A with %d of B: want one or more of each, as many", len(as), len(bs))
+	}
 	capSet := opts.MaxRuns > 0 && opts.MaxRuns >= opts.Runs
 	opts = opts.withDefaults()
 	if !capSet {
 		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
 	}
-	for i := 0; i < opts.Warmup; i++ {
-		if err := runForTiming(a, inA); err != nil {
-			return Comparison{}, fmt.Errorf("A: %w", err)
+	// unit runs the i-th ABBA unit's first (j = 0) or second half: A then
+	// B, or B then A, on the unit's pair of sessions: the pairs take turns
+	// a block at a time, so that a session runs warm, as a user's does.
+	perBlock := max(1, opts.BlockRuns/bootstrapUnit)
+	unit := func(i, j int, ra, rb *timedRuns) error {
+		p := pairOf(i, perBlock, len(as))
+		a, b := as[p], bs[p]
+		first, second := func() error { return ra.run(a, inA) }, func() error { return rb.run(b, inB) }
+		if j == 1 {
+			first, second = second, first
 		}
-		if err := runForTiming(b, inB); err != nil {
-			return Comparison{}, fmt.Errorf("B: %w", err)
+		if err := first(); err != nil {
+			return err
+		}
+		return second()
+	}
+	var scratch timedRuns
+	for i := 0; i < opts.Warmup*len(as); i++ {
+		if err := unit(i, 0, &scratch, &scratch); err != nil {
+			return Comparison{}, err
 		}
 	}
 	if opts.Settle {
+		i := 0
 		err := settle(opts, func() (time.Duration, error) {
 			t0 := now()
-			if err := runForTiming(a, inA); err != nil {
-				return 0, fmt.Errorf("A: %w", err)
-			}
-			if err := runForTiming(b, inB); err != nil {
-				return 0, fmt.Errorf("B: %w", err)
-			}
-			return now().Sub(t0), nil
+			err := unit(i, i%2, &scratch, &scratch)
+			i++
+			return now().Sub(t0), err
 		})
 		if err != nil {
 			return Comparison{}, err
@@ -162,17 +197,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 	var ra, rb timedRuns
 	start := now()
 	for i := 0; ; i++ {
-		var err error
-		if i%2 == 0 {
-			if err = ra.run(a, inA); err == nil {
-				err = rb.run(b, inB)
-			}
-		} else {
-			if err = rb.run(b, inB); err == nil {
-				err = ra.run(a, inA)
-			}
-		}
-		if err != nil {
+		if err := unit(i/bootstrapUnit, i%2, &ra, &rb); err != nil {
 			return Comparison{}, err
 		}
 		n := len(ra.wall)
@@ -187,12 +212,18 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 		if !look {
 			continue
 		}
-		c := summarizeComparison(&ra, &rb, k, sched.taken, opts.Precision, inflation)
+		c := summarizeComparison(&ra, &rb, k, len(as), perBlock, sched.taken, opts.Precision, inflation)
 		inflation = c.Inflation
-		if c.Verdict != Undecided || last {
+		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution)) {
 			return c, nil
 		}
 	}
+}
+
+// resolved reports whether the interval lies within ±r of the ratio,
+// log-symmetrically (always, for r = 0).
+func (c Comparison) resolved(r float64) bool {
+	return r <= 0 || c.RatioHi <= c.Ratio*(1+r) && c.RatioLo >= c.Ratio/(1+r)
 }
 
 // timedRuns records the wall and CPU time of each run of one session.
@@ -211,17 +242,18 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 }
 
 // summarizeComparison computes the figures of one look at the runs (in
-// blocks of k) and reads its interval with the equivalence margin;
+// blocks of k, their ABBA units taking pairs session pairs in turns of
+// perBlock units) and reads its interval with the equivalence margin;
 // inflation is the largest long-run inflation an earlier look found.
-func summarizeComparison(ra, rb *timedRuns, k, looks int, margin, inflation float64) Comparison {
+func summarizeComparison(ra, rb *timedRuns, k, pairs, perBlock, looks int, margin, inflation float64) Comparison {
 	c := Comparison{
 		A: summarizeRuns(ra.wall, k), B: summarizeRuns(rb.wall, k),
-		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Looks: looks,
+		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Sessions: pairs, Looks: looks,
 	}
 	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
 	if c.A.Median > 0 && c.B.Median > 0 {
 		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
-		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, lookLevel, inflation)
+		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, pairs, perBlock, lookLevel, inflation)
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {

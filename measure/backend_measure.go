@@ -37,6 +37,12 @@ type MeasureOptions struct {
 	// with "equivalent" once the 99% confidence interval of the ratio lies
 	// within ±Precision of 1 (default 0.01).
 	Precision float64
+	// Resolution, when set, keeps a comparison whose interval shows B
+	// faster going until that interval also lies within ±Resolution of
+	// the ratio (log-symmetric), or the cap, so that the speedup it
+	// reports is that precise and not only the decision; 0 stops at the
+	// decision.
+	Resolution float64
 	// MinTime is the least time spent timing, overriding MaxRuns (not
 	// MaxTime); zero means none. A sub-millisecond model would otherwise
 	// be timed for a few milliseconds, in which one disturbance, or a

@@ -51,7 +51,7 @@ func (d Decision) Written() *Comparison {
 }
 
 // DecideNotSlower implements "never slower": it times the optimised model
-// against the original (its file when be can load one, see Original),
+// against the original (its file when be can load one, see ModelFile),
 // interleaved in be on the same inputs (Compare's sequential test), and
 // chooses it only when the test shows it faster:
 // the 99% confidence interval of its latency ratio after/before, a ratio
@@ -61,9 +61,9 @@ func (d Decision) Written() *Comparison {
 // a model that is no faster than the original is not worth a different
 // file. sameAsFolded tells that optimised and folded are one graph (no
 // rewrite was applied), so it is measured once.
-func DecideNotSlower(be Backend, orig Original, folded, optimised *graph.Model, sameAsFolded bool, in map[string]*graph.Tensor, opts MeasureOptions) (Decision, error) {
+func DecideNotSlower(be Backend, orig ModelFile, folded, optimised *graph.Model, sameAsFolded bool, in map[string]*graph.Tensor, opts MeasureOptions) (Decision, error) {
 	var d Decision
-	c, err := compareWithOriginal(be, orig, optimised, in, opts)
+	c, err := CompareModelFiles(be, orig, ModelFile{Model: optimised}, in, in, opts)
 	if err != nil {
 		return d, fmt.Errorf("timing the optimised model: %w", err)
 	}
@@ -74,7 +74,7 @@ func DecideNotSlower(be Backend, orig Original, folded, optimised *graph.Model, 
 		return d, nil
 	}
 	if folded != nil && !sameAsFolded {
-		f, err := compareWithOriginal(be, orig, folded, in, opts)
+		f, err := CompareModelFiles(be, orig, ModelFile{Model: folded}, in, in, opts)
 		if err != nil {
 			return d, fmt.Errorf("timing the folded model: %w", err)
 		}
@@ -98,59 +98,4 @@ func DecideNotSlower(be Backend, orig Original, folded, optimised *graph.Model, 
 func speedupText(c Comparison) string {
 	lo, hi := c.SpeedupCI()
 	return fmt.Sprintf("speedup %.3fx, 99%% CI %.3f-%.3f, %v", c.Speedup(), lo, hi, c.Verdict)
-}
-
-// Original is the model never-slower protects: Model, read and bound for
-// measurement, and File, the ONNX bytes it was read from (nil when there
-// are none, or when they name external data files). A backend that can
-// load serialised ONNX as given (a BytesLoader: ONNX Runtime) times File
-// itself, so that the figure "before" is that of the file the user has:
-// a bound copy can run at another speed (ONNX Runtime ran the corpus
-// encoder's file, its sequence axis symbolic, about 10% faster).
-type Original struct {
-	Model *graph.Model
-	File  []byte
-}
-
-// BytesLoader is implemented by backends that can load a model from its
-// serialised ONNX as it is, m being that model as read and bound (it names
-// the session's inputs and outputs).
-type BytesLoader interface {
-	LoadONNX(data []byte, m *graph.Model) (Session, error)
-}
-
-// Load loads the original in be: its file when be is a BytesLoader and
-// there is one, else its model. A file the backend refuses as given (an
-// old-opset model with a kernel ONNX Runtime no longer has, such as
-// AveragePool-1, which xrl's reading converts to its current form) is
-// timed as the model read from it.
-func (o Original) Load(be Backend) (Session, error) {
-	if bl, ok := be.(BytesLoader); ok && o.File != nil {
-		if s, err := bl.LoadONNX(o.File, o.Model); err == nil {
-			return s, nil
-		}
-	}
-	return be.Load(o.Model)
-}
-
-// compareWithOriginal compares the original (A) with m (B) interleaved on
-// inputs in (see CompareModels).
-func compareWithOriginal(be Backend, orig Original, m *graph.Model, in map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
-	sa, err := orig.Load(be)
-	if err != nil {
-		return Comparison{}, err
-	}
-	defer sa.Close()
-	sb, err := be.Load(m)
-	if err != nil {
-		return Comparison{}, err
-	}
-	defer sb.Close()
-	return Compare(sa, sb, in, in, opts)
-}
-
-// CompareModels loads a and b in be and compares them interleaved on
-// inputs in (latency(b)/latency(a), see Compare).
-func CompareModels(be Backend, a, b *graph.Model, in map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
-	return compareWithOriginal(be, Original{Model: a}, b, in, opts)
 }

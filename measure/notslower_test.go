@@ -52,7 +52,7 @@ func TestDecideNotSlowerTimesTheOriginalFile(t *testing.T) {
 			if tc.loadsONNX {
 				be = &fileBackend{tb}
 			}
-			orig := Original{Model: model("orig"), File: []byte("file bytes")}
+			orig := ModelFile{Model: model("orig"), File: []byte("file bytes")}
 			d, err := DecideNotSlower(be, orig, nil, model("optim"), false, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
 			if err != nil {
 				t.Fatal(err)
@@ -89,7 +89,7 @@ func TestDecideNotSlower(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			be := &timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(5, 6)),
 				times: map[string]time.Duration{"orig": tt.orig, "folded": tt.folded, "optim": tt.optim}}
-			d, err := DecideNotSlower(be, Original{Model: model("orig")}, model("folded"), model("optim"), tt.same, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
+			d, err := DecideNotSlower(be, ModelFile{Model: model("orig")}, model("folded"), model("optim"), tt.same, nil, MeasureOptions{Warmup: 1, Runs: 40, MaxRuns: 40})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,10 +123,56 @@ func (r *refusingLoader) Load(m *graph.Model) (Session, error) {
 // as the model read from it.
 func TestOriginalFallsBackToTheModel(t *testing.T) {
 	be := &refusingLoader{}
-	if _, err := (Original{Model: &graph.Model{}, File: []byte{1}}).Load(be); err != nil {
+	if _, err := (ModelFile{Model: &graph.Model{}, File: []byte{1}}).Load(be); err != nil {
 		t.Fatal(err)
 	}
 	if !be.loadedModel {
 		t.Errorf("the refused file was not replaced by the model")
+	}
+}
+
+// loggingBackend is a timedBackend that records the graphs it loads.
+type loggingBackend struct {
+	timedBackend
+	loaded []string
+}
+
+func (b *loggingBackend) Load(m *graph.Model) (Session, error) {
+	b.loaded = append(b.loaded, m.Graph.Name)
+	return b.timedBackend.Load(m)
+}
+
+// TestSessionPairs checks that a model under ShortLatency is compared over
+// shortPairs pairs of sessions, loaded in alternating order, and a longer
+// one over a single pair.
+func TestSessionPairs(t *testing.T) {
+	model := func(name string) *graph.Model { return &graph.Model{Graph: &graph.Graph{Name: name}} }
+	for _, tc := range []struct {
+		name  string
+		orig  time.Duration
+		pairs int
+	}{{"short", 200 * time.Microsecond, shortPairs}, {"long", 3 * time.Millisecond, 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			be := &loggingBackend{timedBackend: timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(1, 2)),
+				times: map[string]time.Duration{"orig": tc.orig, "new": tc.orig}}}
+			as, bs, err := SessionPairs(be, ModelFile{Model: model("orig")}, ModelFile{Model: model("new")}, nil)
+			defer closeAll(as)
+			defer closeAll(bs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(as) != tc.pairs || len(bs) != tc.pairs || len(be.loaded) != 2*tc.pairs {
+				t.Fatalf("%d and %d sessions (%d loads), want %d pairs", len(as), len(bs), len(be.loaded), tc.pairs)
+			}
+			for i := 0; i < tc.pairs; i++ {
+				first := "orig"
+				if i%2 == 1 {
+					first = "new"
+				}
+				if be.loaded[2*i] != first {
+					t.Errorf("pair %d loaded %v first, want %s", i, be.loaded[2*i], first)
+				}
+			}
+		})
 	}
 }

@@ -107,28 +107,37 @@ const lookLevel = compareAlpha / compareLooks
 
 // ratioInterval returns the interval of median(b)/median(a) at two-sided
 // error rate alpha from the runs in a and b (timed alternately, equal in
-// number): the alpha/2 and 1-alpha/2 quantiles of the ratio over
-// bootstrap resamples of whole ABBA units. For one median, this
-// percentile interval is close to the distribution-free one from order
-// statistics; it needs enough resamples to place about ten beyond each
-// end. The interval is then widened by the square root of the long-run
-// inflation of the variance (see longRunInflation), at least the
+// number, their ABBA units taking pairs session pairs in turns of
+// perBlock units, see pairOf): the alpha/2 and 1-alpha/2 quantiles of the
+// ratio over bootstrap resamples, each drawing the session pairs with
+// replacement and then, for each pair drawn, as many of its units (with
+// replacement) as it has. For one median and one pair, this percentile
+// interval is close to the distribution-free one from order statistics;
+// it needs enough resamples to place about ten beyond each end. The
+// interval is then widened: by pairs/(pairs-1) in variance when there are
+// several pairs (resampling few understates their spread), and by the
+// long-run inflation of the variance (see longRunInflation), at least the
 // inflation floor an earlier look of the same comparison found, which is
 // returned updated.
-func ratioInterval(a, b []time.Duration, alpha, floor float64) (lo, hi, inflation float64) {
+func ratioInterval(a, b []time.Duration, pairs, perBlock int, alpha, floor float64) (lo, hi, inflation float64) {
 	units := min(len(a), len(b)) / bootstrapUnit
-	if units < 2 {
+	if units < 2 || units < pairs*perBlock {
 		return 0, math.Inf(1), floor
 	}
 	n := units * bootstrapUnit
 	sa, sb := sortUnits(a[:n]), sortUnits(b[:n])
+	clusters := make([][]int32, pairs)
+	for u := range units {
+		p := pairOf(u, perBlock, pairs)
+		clusters[p] = append(clusters[p], int32(u))
+	}
 	r := rand.NewPCG(uint64(n), 0x5eedb007)
 	w := make([]int32, units)
 	ratios := make([]float64, int(math.Ceil(bootstrapTail/(alpha/2))))
 	for i := range ratios {
 		clear(w)
-		drawUnits(r, w)
-		ma, mb := sa.weightedMedian(w, n), sb.weightedMedian(w, n)
+		total := drawUnits(r, w, clusters) * bootstrapUnit
+		ma, mb := sa.weightedMedian(w, total), sb.weightedMedian(w, total)
 		if ma <= 0 {
 			return 0, math.Inf(1), floor
 		}
@@ -137,14 +146,22 @@ func ratioInterval(a, b []time.Duration, alpha, floor float64) (lo, hi, inflatio
 	slices.Sort(ratios)
 	lo, hi = quantile(ratios, alpha/2), quantile(ratios, 1-alpha/2)
 	inflation = max(floor, longRunInflation(a[:n], b[:n]))
-	if inflation > 1 {
+	widen := inflation
+	if pairs > 1 {
+		widen *= float64(pairs) / float64(pairs-1)
+	}
+	if widen > 1 {
 		// Widen around the measured ratio: distances in log space scale
 		// with the standard deviation.
-		r0, s := quantile(sb.v, 0.5)/quantile(sa.v, 0.5), math.Sqrt(inflation)
+		r0, s := quantile(sb.v, 0.5)/quantile(sa.v, 0.5), math.Sqrt(widen)
 		lo, hi = r0*math.Pow(lo/r0, s), r0*math.Pow(hi/r0, s)
 	}
 	return lo, hi, inflation
 }
+
+// pairOf returns the session pair that ABBA unit u was timed on, pairs
+// taking turns of perBlock units.
+func pairOf(u, perBlock, pairs int) int { return u / perBlock % pairs }
 
 // The bootstrap takes ABBA units as independent. On a busy machine they
 // are not: for seconds at a time, one model's runs can be slowed more than
@@ -212,19 +229,27 @@ func batchVariance(x []float64, size int) float64 {
 	return ss / float64(g-1) * float64(size)
 }
 
-// drawUnits adds one to w[u] for each of len(w) units u drawn uniformly
-// with replacement. Two draws share one 64-bit random number, 32 bits
-// each scaled to [0, len(w)) by a multiplication: each unit's chance
-// differs from 1/len(w) by less than 2^-32.
-func drawUnits(r *rand.PCG, w []int32) {
-	n := uint64(len(w))
-	for i := uint64(0); i < n; i += 2 {
-		x := r.Uint64()
-		w[(x&0xffffffff)*n>>32]++
-		if i+1 < n {
-			w[(x>>32)*n>>32]++
+// drawUnits adds to w one bootstrap resample's count of each unit and
+// returns the number of units drawn: clusters (the units of each session
+// pair) are drawn with replacement, and for each cluster drawn as many of
+// its units as it has, with replacement. Random numbers are scaled to a
+// range by a multiplication of their low or high 32 bits: each outcome's
+// chance differs from uniform by less than 2^-32.
+func drawUnits(r *rand.PCG, w []int32, clusters [][]int32) int {
+	pick := func(x uint64, n int) int { return int(x * uint64(n) >> 32) }
+	total := 0
+	for range clusters {
+		c := clusters[pick(r.Uint64()&0xffffffff, len(clusters))]
+		for j := 0; j < len(c); j += 2 {
+			y := r.Uint64()
+			w[c[pick(y&0xffffffff, len(c))]]++
+			if j+1 < len(c) {
+				w[c[pick(y>>32, len(c))]]++
+			}
 		}
+		total += len(c)
 	}
+	return total
 }
 
 // unitRuns holds one model's runs in ascending order with the resampling

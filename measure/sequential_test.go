@@ -85,20 +85,24 @@ var seqOpts = MeasureOptions{Warmup: 1, BlockRuns: 8, MaxTime: time.Hour}
 
 func TestSequentialVerdicts(t *testing.T) {
 	type verdictCase struct {
-		name     string
-		factor   float64 // latency(B)/latency(A)
-		want     Verdict
-		maxLooks int
+		name       string
+		factor     float64 // latency(B)/latency(A)
+		resolution float64
+		want       Verdict
+		maxLooks   int
 	}
 	for i, c := range []verdictCase{
-		{"identical", 1, Equivalent, compareLooks},
-		{"10% faster", 0.9, Faster, 1},
-		{"10% slower", 1.1, Slower, 1},
-		{"3% faster", 0.97, Faster, compareLooks},
+		{"identical", 1, 0, Equivalent, compareLooks},
+		{"10% faster", 0.9, 0, Faster, 1},
+		{"10% slower", 1.1, 0, Slower, 1},
+		{"3% faster", 0.97, 0, Faster, compareLooks},
+		{"10% faster, resolved to 1%", 0.9, 0.01, Faster, compareLooks},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := hostPair(newHost(t, uint64(i), 0.03), time.Millisecond, c.factor)
-			cmp, err := Compare(a, b, nil, nil, seqOpts)
+			opts := seqOpts
+			opts.Resolution = c.resolution
+			cmp, err := Compare(a, b, nil, nil, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,6 +111,9 @@ func TestSequentialVerdicts(t *testing.T) {
 			}
 			if testing.Verbose() {
 				t.Log(cmp)
+			}
+			if !cmp.resolved(c.resolution) || c.resolution > 0 && cmp.Looks == 1 {
+				t.Errorf("want the interval within ±%.0f%% of the ratio, reached after the first look: %v", 100*c.resolution, cmp)
 			}
 			if cmp.RatioLo > c.factor || cmp.RatioHi < c.factor {
 				t.Errorf("the 99%% interval misses the true ratio %.3f: %v", c.factor, cmp)
@@ -206,8 +213,57 @@ func BenchmarkRatioInterval(b *testing.B) {
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				ratioInterval(x, y, lookLevel, 1)
+				ratioInterval(x, y, 1, 4, lookLevel, 1)
 			}
 		})
+	}
+}
+
+// TestComparePairsCoversSessionModes compares identical models whose
+// sessions each run at their own pace for their whole life: a quarter of
+// them twice as slow, as sessions of a sub-millisecond model can be. With
+// one pair of sessions the test takes a difference of sessions for one of
+// models; over shortPairs pairs, resampled as pairs, its interval must
+// hold 1 as often as its level says.
+func TestComparePairsCoversSessionModes(t *testing.T) {
+	trials := 200
+	if raceEnabled {
+		trials = 10
+	}
+	opts := seqOpts
+	opts.Runs, opts.MaxRuns = 96, 24*8
+	for _, c := range []struct {
+		pairs, trials int
+		// The share of intervals leaving 1 out must lie in [least, most];
+		// with one pair it must be large: the problem is real.
+		least, most float64
+	}{{1, trials / 4, 0.2, 1}, {shortPairs, trials, 0, 0.01}} {
+		misses := 0
+		for i := range c.trials {
+			clock := useFakeClock(t)
+			r := rand.New(rand.NewPCG(uint64(i), 23))
+			session := func() Session {
+				d := time.Millisecond
+				if r.IntN(4) == 0 {
+					d *= 2
+				}
+				return &sleepSession{clock: clock, d: d, jitter: 0.05, r: r}
+			}
+			var as, bs []Session
+			for range c.pairs {
+				as, bs = append(as, session()), append(bs, session())
+			}
+			cmp, err := ComparePairs(as, bs, nil, nil, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cmp.Significant() {
+				misses++
+			}
+		}
+		t.Logf("%d pairs: %d of %d intervals without 1", c.pairs, misses, c.trials)
+		if share := float64(misses) / float64(c.trials); share < c.least || share > c.most {
+			t.Errorf("%d pairs: %d of %d intervals left 1 out, want a share in [%.2f, %.2f]", c.pairs, misses, c.trials, c.least, c.most)
+		}
 	}
 }

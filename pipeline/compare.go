@@ -25,17 +25,23 @@ func CompareFiles(be measure.Backend, a, b string, bind map[string][]int, seed u
 	if err != nil {
 		return nil, err
 	}
-	sa, inA, err := loadWithInputs(be, ma, seed)
+	fa, err := SelfContained(a)
+	if err != nil {
+		return nil, err
+	}
+	fb, err := SelfContained(b)
+	if err != nil {
+		return nil, err
+	}
+	inA, err := measure.RandomInputs(ma.Graph, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", a, err)
 	}
-	defer sa.Close()
-	sb, inB, err := loadWithInputs(be, mb, seed)
+	inB, err := measure.RandomInputs(mb.Graph, seed)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", b, err)
 	}
-	defer sb.Close()
-	c, err := measure.Compare(sa, sb, inA, inB, opts)
+	c, err := measure.CompareModelFiles(be, measure.ModelFile{Model: ma, File: fa}, measure.ModelFile{Model: mb, File: fb}, inA, inB, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,12 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 )
 
+// NotSlowerResolution is the precision to which the never-slower test
+// resolves the speedup of a model it shows faster: that is the figure
+// optimize prints, and a test that stops as soon as the decision is clear
+// left it ±5-12% wide on sub-millisecond models.
+const NotSlowerResolution = 0.02
+
 // ChooseNotSlower times the optimised model against the original (and,
 // when needed, the folded one) on the default backend, interleaved, prints
 // the measurements, the decision and the speedup of the model to write to
@@ -24,14 +30,18 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 	if err != nil {
 		return nil, measure.Decision{}, err
 	}
-	orig := measure.Original{Model: s.Orig}
+	orig := measure.ModelFile{Model: s.Orig}
 	if src != "" {
-		if orig.File, err = selfContained(src); err != nil {
+		if orig.File, err = SelfContained(src); err != nil {
 			return nil, measure.Decision{}, err
 		}
 	}
 	same := s.Model.Graph.CanonicalHash() == optimised.Graph.CanonicalHash()
-	d, err := measure.DecideNotSlower(be, orig, s.Model, optimised, same, in, m.Measure)
+	opts := m.Measure
+	if opts.Resolution == 0 {
+		opts.Resolution = NotSlowerResolution
+	}
+	d, err := measure.DecideNotSlower(be, orig, s.Model, optimised, same, in, opts)
 	if err != nil {
 		return nil, measure.Decision{}, err
 	}

@@ -61,10 +61,11 @@ func CopyModelFile(src, dst string) error {
 	return nil
 }
 
-// selfContained returns the bytes of the ONNX file at path, or nil when
-// the model names external data files (loaded from bytes, they would be
-// looked for in the wrong place).
-func selfContained(path string) ([]byte, error) {
+// SelfContained returns the bytes of the ONNX file at path, for a backend
+// to time the file as given (measure.ModelFile), or nil when the model
+// names external data files (loaded from bytes, they would be looked for
+// in the wrong place).
+func SelfContained(path string) ([]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading the original model: %w", err)

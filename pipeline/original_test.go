@@ -114,7 +114,7 @@ func TestSelfContained(t *testing.T) {
 		want      bool
 	}{{0, true}, {64, false}} {
 		src := dynamicMLP(t, t.TempDir(), "model.onnx", tc.threshold)
-		data, err := selfContained(src)
+		data, err := SelfContained(src)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -117,26 +117,22 @@ type SweepRow struct {
 }
 
 // sweepNotSlower times the model chosen at the tuning shape against the
-// original at every other shape of sweep, interleaved, with one session of
-// each for all shapes, and reports whether it is not slower at any of
-// them (no interval wholly above 1). Shapes the original does not take
-// are skipped with a note. It returns the rows measured.
-func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Original, chosen *graph.Model, sweep []ShapeBinding, m Measurement, seed uint64) ([]SweepRow, bool, error) {
+// original at every other shape of sweep, interleaved, with the same
+// sessions for all shapes (one pair, or measure.SessionPairs' several for
+// a model under a millisecond at the sweep's smallest shape), and reports
+// whether it is not slower at any of them (no interval wholly above 1).
+// Shapes the original does not take are skipped with a note. It returns
+// the rows measured.
+func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.ModelFile, chosen *graph.Model, sweep []ShapeBinding, m Measurement, seed uint64) ([]SweepRow, bool, error) {
 	if len(sweep) <= 1 {
 		return nil, true, nil
 	}
-	sa, err := orig.Load(be)
-	if err != nil {
-		return nil, false, fmt.Errorf("loading the original for the shape sweep: %w", err)
+	type shape struct {
+		b  ShapeBinding
+		in map[string]*graph.Tensor
 	}
-	defer sa.Close()
-	sb, err := be.Load(chosen)
-	if err != nil {
-		return nil, false, fmt.Errorf("loading the optimised model for the shape sweep: %w", err)
-	}
-	defer sb.Close()
-	var rows []SweepRow
-	ok := true
+	var shapes []shape
+	smallest, least := -1, 0
 	for _, b := range sweep[1:] {
 		decl := s.Declared.Clone()
 		if err := decl.Graph.BindShapes(s.Interface.inputShapes(b)); err != nil {
@@ -145,22 +141,55 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Ori
 		}
 		in, err := measure.RandomInputs(decl.Graph, seed)
 		if err != nil {
-			return rows, false, fmt.Errorf("sweep at %s: %w", b, err)
+			return nil, false, fmt.Errorf("sweep at %s: %w", b, err)
 		}
-		if _, err := sa.Run(in); err != nil {
-			fmt.Fprintf(w, "sweep at %s: skipped, the original does not run at this shape (%v)\n", b, err)
+		n := 0
+		for _, t := range in {
+			n += t.Len()
+		}
+		if smallest < 0 || n < least {
+			smallest, least = len(shapes), n
+		}
+		shapes = append(shapes, shape{b, in})
+	}
+	if len(shapes) == 0 {
+		return nil, true, nil
+	}
+	as, bs, err := measure.SessionPairs(be, orig, measure.ModelFile{Model: chosen}, shapes[smallest].in)
+	defer closeSessions(as)
+	defer closeSessions(bs)
+	switch {
+	case err != nil && len(as) == 0:
+		return nil, false, fmt.Errorf("shape sweep: %w", err)
+	case err != nil:
+		// Loaded, but the smallest shape did not run (it is skipped
+		// below) or a later pair did not load: the pairs loaded serve.
+		fmt.Fprintf(w, "sweep: timing over %d session pair(s): %v\n", len(as), err)
+	}
+	var rows []SweepRow
+	ok := true
+	for _, sh := range shapes {
+		if _, err := as[0].Run(sh.in); err != nil {
+			fmt.Fprintf(w, "sweep at %s: skipped, the original does not run at this shape (%v)\n", sh.b, err)
 			continue
 		}
-		c, err := measure.Compare(sa, sb, in, in, m.Measure)
+		c, err := measure.ComparePairs(as, bs, sh.in, sh.in, m.Measure)
 		if err != nil {
-			return rows, false, fmt.Errorf("sweep at %s: %w", b, err)
+			return rows, false, fmt.Errorf("sweep at %s: %w", sh.b, err)
 		}
-		rows = append(rows, SweepRow{Binding: b, Comparison: c})
+		rows = append(rows, SweepRow{Binding: sh.b, Comparison: c})
 		if c.Verdict == measure.Slower {
 			ok = false
 		}
 	}
 	return rows, ok, nil
+}
+
+// closeSessions closes every session of ss.
+func closeSessions(ss []measure.Session) {
+	for _, s := range ss {
+		s.Close()
+	}
 }
 
 // writeSweepTable prints one line a shape: latency before and after (the
@@ -187,7 +216,7 @@ func writeSweepTable(w io.Writer, tuning *measure.Comparison, tuningAt ShapeBind
 // that the original is written instead. Models without symbolic
 // dimensions, runs without a sweep, and backends that run a model at its
 // bound shape only (the Go executor) have nothing to sweep.
-func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.Original, chosen *graph.Model, tuning *measure.Comparison, m Measurement, seed uint64) (string, error) {
+func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.ModelFile, chosen *graph.Model, tuning *measure.Comparison, m Measurement, seed uint64) (string, error) {
 	if !s.Interface.Dynamic() || len(s.Sweep) <= 1 {
 		return "", nil
 	}
