@@ -9,6 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/search"
 )
 
 // objectiveModel returns the scorer the search or agent minimises for
@@ -17,6 +18,9 @@ import (
 func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyModel, error) {
 	switch objective {
 	case "", measure.ObjectiveLatency:
+		if latency == "cost" {
+			return newCostLatency(ms)
+		}
 		return measure.NewLatencyModel(latency, ms.Backend, ms.Measure)
 	case measure.ObjectiveMemory:
 		return measure.Cached(executor.MemoryModel{}), nil
@@ -28,6 +32,34 @@ func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyM
 		return measure.Cached(measure.Combined{A: lm, B: executor.MemoryModel{}}), nil
 	}
 	return nil, fmt.Errorf("unknown objective %q (want %s)", objective, strings.Join(measure.Objectives, ", "))
+}
+
+// costLatency is the cost model behind its cache (what
+// measure.NewLatencyModel("cost") returns) that also offers the model's
+// per-node view to searches (search.Problem.NodeTimes).
+type costLatency struct {
+	measure.HashedLatencyModel
+	nodes *measure.CostModel
+}
+
+func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
+	cm, err := measure.NewCostModel(measure.CostOptions{Backend: ms.Backend})
+	if err != nil {
+		return nil, err
+	}
+	cached, ok := measure.Cached(cm).(measure.HashedLatencyModel)
+	if !ok {
+		return nil, fmt.Errorf("the cost model's cache does not take known hashes")
+	}
+	return costLatency{cached, cm}, nil
+}
+
+// nodeTimes returns lm's per-node view, or nil.
+func nodeTimes(lm measure.LatencyModel) search.NodeTimer {
+	if c, ok := lm.(costLatency); ok {
+		return c.nodes
+	}
+	return nil
 }
 
 // ReportMemory prints the planned peak memory (the Go executor's plan:

@@ -9,6 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/ppo/builtin"
+	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -93,7 +94,7 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	// executor and constants folded, then memoised), so it is done here
 	// once and counted as shared time.
 	tExpand := time.Now()
-	if _, err := s.Engine.Candidates(s.Model.Graph); err != nil {
+	if _, err := rewrite.CandidatesOfLazy(s.Engine, s.Model.Graph, false); err != nil {
 		return nil, fmt.Errorf("%s: expanding the start graph: %w", cfg.Model, err)
 	}
 	times.Expand = time.Since(tExpand)
@@ -225,7 +226,7 @@ func (s *Start) Search(algorithm string, lm measure.LatencyModel, opts search.Op
 	if !ok {
 		return nil, fmt.Errorf("no search algorithm named %q", algorithm)
 	}
-	res, err := run(&search.Problem{Model: s.Model, Rewriter: s.Engine, Latency: lm}, opts)
+	res, err := run(&search.Problem{Model: s.Model, Rewriter: s.Engine, Latency: lm, NodeTimes: nodeTimes(lm)}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
