@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -314,11 +313,11 @@ func (e *Env) Observation() *Observation { return e.obs }
 // their checks to Step when deferred and the rewriter can.
 func (e *Env) refresh(info *Info, deferred bool) error {
 	t0 := time.Now()
-	all, err := rewrite.CandidatesOf(e.cfg.Rewriter, e.cur, deferred)
+	all, err := rewrite.CandidatesOfLazy(e.cfg.Rewriter, e.cur, deferred)
 	if deferred && err == nil && len(all) > 0 && !slices.ContainsFunc(all, func(c Candidate) bool { return c.Verify == nil }) {
 		// Only candidates still to check: whether any remains decides
 		// the episode's end and No-Op's mask, so check them now.
-		all, err = e.cfg.Rewriter.Candidates(e.cur)
+		all, err = rewrite.CandidatesOfLazy(e.cfg.Rewriter, e.cur, false)
 	}
 	if err != nil {
 		return fmt.Errorf("env: generating candidates: %w", err)
@@ -330,6 +329,9 @@ func (e *Env) refresh(info *Info, deferred bool) error {
 		info.RuleCandidates[c.Rule]++
 	}
 	e.shown = e.capCandidates(all)
+	// Only the shown candidates are built: a large graph has as many
+	// candidates as it has places to rewrite.
+	inParallel(len(e.shown), func(i int) { e.shown[i].Graph = e.shown[i].Materialize() })
 	var gains []float64
 	if e.cfg.CandidateGains {
 		if gains, err = e.gainsOf(e.shown); err != nil {
@@ -386,18 +388,7 @@ func (e *Env) encode() *Observation {
 		Candidates: make([]*GraphTensor, len(e.shown)),
 		Mask:       make([]bool, e.cfg.MaxCandidates+1),
 	}
-	var wg sync.WaitGroup
-	const workers = 2
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(e.shown); i += workers {
-				obs.Candidates[i] = EncodeGraph(e.shown[i].Graph)
-			}
-		}(w)
-	}
-	wg.Wait()
+	inParallel(len(e.shown), func(i int) { obs.Candidates[i] = EncodeGraph(e.shown[i].Graph) })
 	for i := range e.shown {
 		obs.Mask[i] = true
 	}

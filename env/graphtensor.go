@@ -141,22 +141,25 @@ func shapeFeature(v *graph.Value, dst []float32) {
 	if v == nil || !v.ShapeKnown {
 		return
 	}
-	dims := make([]float64, len(v.Shape))
-	for i, d := range v.Shape {
-		if d.Known() {
-			dims[i] = float64(d.Value)
+	dim := func(i int) float64 {
+		if d := v.Shape[i]; d.Known() {
+			return float64(d.Value)
 		}
+		return 0
 	}
-	if len(dims) > EdgeDim {
+	r := len(v.Shape)
+	first := 0 // the leading dimensions folded into one entry
+	if r > EdgeDim {
 		fold := 1.0
-		for _, d := range dims[:len(dims)-EdgeDim+1] {
-			fold *= d
+		for i := range r - EdgeDim + 1 {
+			fold *= dim(i)
 		}
-		dims = append([]float64{fold}, dims[len(dims)-EdgeDim+1:]...)
+		dst[0] = float32(fold / ShapeScale)
+		first = r - EdgeDim + 1
 	}
-	off := EdgeDim - len(dims)
-	for i, d := range dims {
-		dst[off+i] = float32(d / ShapeScale)
+	off := EdgeDim - (r - first)
+	for i := first; i < r; i++ {
+		dst[off+i-first] = float32(dim(i) / ShapeScale)
 	}
 }
 

@@ -52,13 +52,22 @@ func FLOPs(g *graph.Graph) int64 {
 	return total
 }
 
-// staticLen returns the element count of v and whether v's shape is static.
-func staticLen(v *graph.Value) (int64, []int, bool) {
+// staticLen returns the element count of v and its shape, and whether
+// v's shape is static.
+func staticLen(v *graph.Value) (int64, graph.Shape, bool) {
 	if v == nil || !v.ShapeKnown || !v.Shape.Static() {
 		return 0, nil, false
 	}
-	s := v.Shape.Ints()
-	return int64(graph.NumElements(s)), s, true
+	return elements(v.Shape), v.Shape, true
+}
+
+// elements returns the product of the static dimensions s.
+func elements(s graph.Shape) int64 {
+	n := 1
+	for _, d := range s {
+		n *= int(d.Value)
+	}
+	return int64(n)
 }
 
 func nodeFLOPs(nd *graph.Node) int64 {
@@ -76,26 +85,26 @@ func nodeFLOPs(nd *graph.Node) int64 {
 		if !okW || len(w) < 2 {
 			return 0
 		}
-		return 2 * out * int64(graph.NumElements(w[1:]))
+		return 2 * out * elements(w[1:])
 	case "ConvTranspose":
 		if !okW || !okIn || len(w) < 2 {
 			return 0
 		}
-		return 2 * in0 * int64(graph.NumElements(w[1:]))
+		return 2 * in0 * elements(w[1:])
 	case "MatMul":
 		if !okIn || len(inShape) == 0 {
 			return 0
 		}
-		return 2 * out * int64(inShape[len(inShape)-1])
+		return 2 * out * inShape[len(inShape)-1].Value
 	case "Gemm":
 		if !okIn || len(inShape) != 2 {
 			return 0
 		}
-		k := inShape[1]
+		k := inShape[1].Value
 		if nd.AttrInt("transA") != 0 {
-			k = inShape[0]
+			k = inShape[0].Value
 		}
-		return 2 * out * int64(k)
+		return 2 * out * k
 	case "MaxPool", "AveragePool":
 		k := int64(1)
 		for _, d := range nd.AttrInts("kernel_shape") {
