@@ -195,20 +195,27 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 		return nil, st, err
 	}
 	st.Rules = make([]RuleStats, len(e.rules))
-	var jobs []*job
-	for i, pr := range e.rules {
+	// Match the rules on the workers, then list the matches in rule order.
+	found := make([][]found, len(e.rules))
+	inParallel(len(e.rules), e.opts.Workers, func(i int) {
+		pr := e.rules[i]
 		rs := &st.Rules[i]
-		rs.Rule = pr.r.Name
-		rs.Rejected = map[Reject]int{}
 		tm := time.Now()
 		fs, external, pruned := findMatchesPruned(gx, pr, !e.noPrune)
 		rs.MatchTime = time.Since(tm)
 		rs.Matches = len(fs)
 		rs.Pruned = pruned
+		rs.Rejected = map[Reject]int{}
 		if external > 0 {
 			rs.Rejected[RejectExternal] = external
 		}
-		for _, f := range keepOnePerNodeSet(fs) {
+		found[i] = fs
+	})
+	var jobs []*job
+	for i, pr := range e.rules {
+		rs := &st.Rules[i]
+		rs.Rule = pr.r.Name
+		for _, f := range keepOnePerNodeSet(found[i]) {
 			if f.m == nil {
 				rs.Rejected[RejectSymmetric]++
 				continue
@@ -220,7 +227,7 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 	// The input graph's digests, then apply and hash in parallel.
 	th := time.Now()
 	lazyHash := lazy && len(g.Nodes) > e.lazyHashNodes()
-	gen := &generation{gx: gx, hb: newHashBase(gx)}
+	gen := &generation{gx: gx, hb: newHashBase(gx), inOrder: slices.Equal(gx.nodes, g.Nodes)}
 	baseHash := gen.hb.hash
 	st.HashTime = time.Since(th)
 	ta := time.Now()
@@ -300,6 +307,26 @@ func (e *Engine) lazyHashNodes() int {
 		return 0
 	}
 	return e.opts.LazyHashNodes
+}
+
+// inParallel calls f(i) for every i in [0, n) on workers goroutines.
+func inParallel(n, workers int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 // workerState is what one worker reuses from job to job: its draft
