@@ -143,10 +143,10 @@ var (
 // MaxCandidates of them are chosen uniformly at random without replacement
 // by the episode's random stream (seeded by Reset) and kept in the
 // rewriter's order; Info.Candidates and Info.Shown report the counts.
-// Candidate graph tensors are encoded from scratch: a rewrite renumbers
-// the nodes after the rewritten region, so arrays equal to the current
-// graph's are rare beyond a prefix, and encoding costs O(nodes) per
-// candidate (see docs/perf.md for the measured step rate).
+// A candidate's graph tensor is the current graph's with the rewritten
+// nodes encoded anew and the others renumbered (a rewrite renumbers the
+// nodes after the rewritten region); only the shown candidates are built
+// and encoded (see docs/perf.md for the measured step rate).
 //
 // # Rewards
 //
@@ -381,14 +381,16 @@ func (e *Env) capCandidates(all []Candidate) []Candidate {
 	return out
 }
 
-// encode builds the observation, encoding candidates in parallel.
+// encode builds the observation, encoding candidates in parallel from the
+// current graph's encoding.
 func (e *Env) encode() *Observation {
+	base := encodeBase(e.cur)
 	obs := &Observation{
-		Current:    EncodeGraph(e.cur),
+		Current:    base.t,
 		Candidates: make([]*GraphTensor, len(e.shown)),
 		Mask:       make([]bool, e.cfg.MaxCandidates+1),
 	}
-	inParallel(len(e.shown), func(i int) { obs.Candidates[i] = EncodeGraph(e.shown[i].Graph) })
+	inParallel(len(e.shown), func(i int) { obs.Candidates[i] = encodeCandidate(base, e.shown[i]) })
 	for i := range e.shown {
 		obs.Mask[i] = true
 	}

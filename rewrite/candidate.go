@@ -97,6 +97,17 @@ func (c Candidate) GraphHash() graph.Hash {
 	return c.Materialize().CanonicalHash()
 }
 
+// Sources returns the graph a lazy candidate was generated from and where
+// each node of its graph (Materialize) comes from, so that what was
+// computed for the base graph's nodes can be reused for the candidate's;
+// ok is false for a built candidate.
+func (c Candidate) Sources() (base *graph.Graph, src []NodeSource, ok bool) {
+	if c.lazy == nil {
+		return nil, nil, false
+	}
+	return c.lazy.sources()
+}
+
 // CacheKey returns a key for caching what is computed from the
 // candidate's graph (its latency, say): c.GraphHash(), except for a lazy
 // candidate that the engine told apart from the others by its change

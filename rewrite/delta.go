@@ -23,6 +23,9 @@ import (
 type generation struct {
 	gx *gindex
 	hb *hashBase
+	// inOrder says the index's order is the base graph's node order, so
+	// that base positions are indices into its Nodes.
+	inOrder bool
 
 	// sortedVals holds the digests of the base graph's values (inputs,
 	// constants, node outputs), sorted, for the membership tests of the
@@ -193,6 +196,33 @@ func (a orderKey) compare(b orderKey) int {
 
 // addedKey is the order key of added node a.
 func (dl *delta) addedKey(a int) orderKey { return orderKey{dl.pl.at, 0, int32(a)} }
+
+// NodeSource says where a node of a lazy candidate's graph comes from:
+// Base is the index, in the base graph's Nodes, of the node it is, or of
+// the node it replaces with a copy that reads other inputs (Copy); -1 for
+// a node the rewrite added.
+type NodeSource struct {
+	Base int32
+	Copy bool
+}
+
+// sources returns the base graph and the NodeSource of every node of the
+// built graph; ok is false when base positions are not indices into the
+// base graph's Nodes.
+func (dl *delta) sources() (*graph.Graph, []NodeSource, bool) {
+	if !dl.gen.inOrder {
+		return nil, nil, false
+	}
+	_, origins, err := dl.build()
+	if err != nil {
+		return nil, nil, false
+	}
+	src := make([]NodeSource, len(origins))
+	for i, o := range origins {
+		src[i] = NodeSource{Base: o.pos, Copy: o.pos >= 0 && !o.shared}
+	}
+	return dl.gen.gx.g, src, true
+}
 
 // Change is what a lazy candidate's rewrite changed in the graph it was
 // generated from (its base): the base nodes it removed or replaced (Old,
