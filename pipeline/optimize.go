@@ -87,6 +87,9 @@ func Optimize(w io.Writer, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMemory(cfg, s); err != nil {
+		return nil, err
+	}
 	var times Times
 	times.Prepare = time.Since(t0)
 	// Every method starts by expanding the start graph; its first
