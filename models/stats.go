@@ -46,10 +46,29 @@ func Params(g *graph.Graph) int64 {
 // count zero.
 func FLOPs(g *graph.Graph) int64 {
 	var total int64
+	movement := movementOf()
 	for _, nd := range g.Nodes {
-		total += nodeFLOPs(nd)
+		total += nodeFLOPs(nd, movement)
 	}
 	return total
+}
+
+// movementOf returns a function reporting whether a node's op is a data
+// movement op (the op table's Movement), remembering each op it is asked
+// about: looking an op up in the table builds a key string.
+func movementOf() func(*graph.Node) bool {
+	type opKey struct{ domain, op string }
+	seen := map[opKey]bool{}
+	return func(nd *graph.Node) bool {
+		k := opKey{nd.Domain, nd.Op}
+		m, ok := seen[k]
+		if !ok {
+			s := nd.Schema()
+			m = s != nil && s.Movement
+			seen[k] = m
+		}
+		return m
+	}
 }
 
 // staticLen returns the element count of v and its shape, and whether
@@ -70,8 +89,8 @@ func elements(s graph.Shape) int64 {
 	return int64(n)
 }
 
-func nodeFLOPs(nd *graph.Node) int64 {
-	if s := nd.Schema(); nd.IsOpaque() || s != nil && s.Movement || len(nd.Outputs) == 0 {
+func nodeFLOPs(nd *graph.Node, movement func(*graph.Node) bool) int64 {
+	if nd.IsOpaque() || len(nd.Outputs) == 0 || movement(nd) {
 		return 0
 	}
 	out, _, ok := staticLen(nd.Output(0))

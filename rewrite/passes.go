@@ -143,8 +143,20 @@ func (w *WithPasses) candidates(g *graph.Graph, deferred bool) ([]Candidate, err
 }
 
 func (w *WithPasses) candidatesOf(g *graph.Graph, deferred, lazy bool) ([]Candidate, error) {
+	// The base's candidates come first when lazy: the engine digests g
+	// anyway, and its candidates carry g's canonical hash.
+	var base []Candidate
+	if w.Base != nil && lazy {
+		var err error
+		if base, err = CandidatesOfLazy(w.Base, g, false); err != nil {
+			return nil, err
+		}
+	}
+	in, ok := baseHash(base)
+	if !ok {
+		in = g.CanonicalHash()
+	}
 	var out []Candidate
-	in := g.CanonicalHash()
 	seen := map[graph.Hash]bool{in: true}
 	for _, p := range w.Passes {
 		c, err := w.applyMemo(p, g, in, deferred)
@@ -167,15 +179,11 @@ func (w *WithPasses) candidatesOf(g *graph.Graph, deferred, lazy bool) ([]Candid
 	if w.Base == nil {
 		return out, nil
 	}
-	var base []Candidate
-	var err error
-	if lazy {
-		base, err = CandidatesOfLazy(w.Base, g, false)
-	} else {
-		base, err = w.Base.Candidates(g)
-	}
-	if err != nil {
-		return nil, err
+	if !lazy {
+		var err error
+		if base, err = w.Base.Candidates(g); err != nil {
+			return nil, err
+		}
 	}
 	passes := newPassMatcher(out)
 	for _, c := range base {
@@ -189,6 +197,17 @@ func (w *WithPasses) candidatesOf(g *graph.Graph, deferred, lazy bool) ([]Candid
 		}
 	}
 	return out, nil
+}
+
+// baseHash returns the canonical hash of the graph lazy candidates were
+// generated from, when one of cands is lazy.
+func baseHash(cands []Candidate) (graph.Hash, bool) {
+	for _, c := range cands {
+		if c.lazy != nil {
+			return c.lazy.gen.hb.hash, true
+		}
+	}
+	return graph.Hash{}, false
 }
 
 // passMatcher tells which candidates of a base rewriter may equal a pass
