@@ -54,19 +54,24 @@ func FLOPs(g *graph.Graph) int64 {
 }
 
 // movementOf returns a function reporting whether a node's op is a data
-// movement op (the op table's Movement), remembering each op it is asked
-// about: looking an op up in the table builds a key string.
+// movement op (the op table's Movement), remembering the ops it was asked
+// about (a graph has few): looking an op up in the table builds a key
+// string.
 func movementOf() func(*graph.Node) bool {
-	type opKey struct{ domain, op string }
-	seen := map[opKey]bool{}
+	type known struct {
+		domain, op string
+		movement   bool
+	}
+	var seen []known
 	return func(nd *graph.Node) bool {
-		k := opKey{nd.Domain, nd.Op}
-		m, ok := seen[k]
-		if !ok {
-			s := nd.Schema()
-			m = s != nil && s.Movement
-			seen[k] = m
+		for _, k := range seen {
+			if k.op == nd.Op && k.domain == nd.Domain {
+				return k.movement
+			}
 		}
+		s := nd.Schema()
+		m := s != nil && s.Movement
+		seen = append(seen, known{nd.Domain, nd.Op, m})
 		return m
 	}
 }
