@@ -10,16 +10,24 @@ import (
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
 
+// ruleEngine returns an engine with the shipped rules folding with the Go
+// executor, keying candidates above lazyHashNodes (see
+// rewrite.Options.LazyHashNodes).
+func ruleEngine(t *testing.T, lazyHashNodes int) *rewrite.Engine {
+	t.Helper()
+	set, err := ruleverify.LoadWith(nil, ruleverify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rewrite.NewEngine(set, rewrite.Options{Eval: executor.Evaluate, LazyHashNodes: lazyHashNodes})
+}
+
 // TestEncodeCandidateIsEncodeGraph encodes every lazy candidate of the
 // zoo models and of a residual chain from its base graph's encoding and
 // checks the tensor equals EncodeGraph of the built candidate, and that
 // most are encoded from the base.
 func TestEncodeCandidateIsEncodeGraph(t *testing.T) {
-	set, err := ruleverify.LoadWith(nil, ruleverify.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := rewrite.NewEngine(set, rewrite.Options{Eval: executor.Evaluate, LazyHashNodes: -1})
+	e := ruleEngine(t, -1)
 	names := append(models.Names(), "resmlp")
 	for _, name := range names {
 		m, err := models.Build(name, models.PresetCPU, models.Overrides{})

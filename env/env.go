@@ -10,6 +10,7 @@ import (
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/nodecost"
 	"github.com/xrl-dev/xrl/rewrite"
 )
 
@@ -52,6 +53,11 @@ type Config struct {
 	// an episode (while candidates exist), so every episode applies at
 	// least that many rewrites (default 0: No-Op is always valid).
 	NoOpAfter int
+	// NodeTimes, when set, is Latency's per-node view (Latency is the sum
+	// of its node times over the nodes not computed from constants only:
+	// the cost model): CandidateGains then scores each candidate from what
+	// its rewrite changed (package nodecost), with the same results.
+	NodeTimes *nodecost.Timer
 	// DeferChecks, with a Rewriter that is a rewrite.DeferredRewriter,
 	// leaves the rewriter's costly checks of candidates (the execution of
 	// whole-graph passes' results) to Step, which runs only the check of

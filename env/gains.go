@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
+
+	"github.com/xrl-dev/xrl/nodecost"
 )
 
 // GainFeature maps a candidate's relative latency gain g = (RT_cur -
@@ -25,11 +28,17 @@ func (e *Env) gainsOf(cands []Candidate) ([]float64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("env: measuring the current graph: %w", err)
 	}
+	var base *nodecost.Base
+	if e.cfg.NodeTimes != nil {
+		if base, err = e.cfg.NodeTimes.Base(e.ModelOf(e.cur), cur); err != nil {
+			return nil, fmt.Errorf("env: timing the current graph's nodes: %w", err)
+		}
+	}
 	gains := make([]float64, len(cands))
 	errs := make([]error, len(cands))
 	inParallel(len(cands), func(i int) {
 		c := cands[i]
-		lat, err := e.latencyOf(c.Graph, c.CacheKey())
+		lat, err := e.candidateLatency(base, c)
 		if err != nil {
 			errs[i] = fmt.Errorf("env: measuring candidate %d (rule %s): %w", i, c.Rule, err)
 		} else if cur > 0 {
@@ -42,6 +51,17 @@ func (e *Env) gainsOf(cands []Candidate) ([]float64, error) {
 		}
 	}
 	return gains, nil
+}
+
+// candidateLatency returns c's latency: from its change when base (the
+// current graph's node times) can tell, else from its graph.
+func (e *Env) candidateLatency(base *nodecost.Base, c Candidate) (time.Duration, error) {
+	if base != nil {
+		if lat, ok, err := base.Latency(c); err != nil || ok {
+			return lat, err
+		}
+	}
+	return e.latencyOf(c.Graph, c.CacheKey())
 }
 
 // inParallel calls f(i) for i in [0, n) on two goroutines, i by i.

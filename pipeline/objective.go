@@ -9,7 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
-	"github.com/xrl-dev/xrl/search"
+	"github.com/xrl-dev/xrl/nodecost"
 )
 
 // objectiveModel returns the scorer the search or agent minimises for
@@ -34,12 +34,15 @@ func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyM
 	return nil, fmt.Errorf("unknown objective %q (want %s)", objective, strings.Join(measure.Objectives, ", "))
 }
 
-// costLatency is the cost model behind its cache (what
-// measure.NewLatencyModel("cost") returns) that also offers the model's
-// per-node view to searches (search.Problem.NodeTimes).
+// costLatency is the cost model behind a cache (as
+// measure.NewLatencyModel("cost") returns it) that sums node times a
+// nodecost.Timer remembers, so that graphs sharing nodes are summed
+// without timing the shared nodes again, and that offers that per-node
+// view to searches and the environment (search.Problem.NodeTimes,
+// env.Config.NodeTimes).
 type costLatency struct {
 	measure.HashedLatencyModel
-	nodes *measure.CostModel
+	nodes *nodecost.Timer
 }
 
 func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
@@ -47,15 +50,32 @@ func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	cached, ok := measure.Cached(cm).(measure.HashedLatencyModel)
+	timer := nodecost.NewTimer(cm)
+	cached, ok := measure.Cached(nodeSum{timer, cm.Name()}).(measure.HashedLatencyModel)
 	if !ok {
 		return nil, fmt.Errorf("the cost model's cache does not take known hashes")
 	}
-	return costLatency{cached, cm}, nil
+	return costLatency{cached, timer}, nil
+}
+
+// nodeSum is a latency model summing a Timer's node times.
+type nodeSum struct {
+	t    *nodecost.Timer
+	name string
+}
+
+func (s nodeSum) Name() string { return s.name }
+
+func (s nodeSum) Latency(m *graph.Model) (measure.Stats, error) {
+	d, err := s.t.Latency(m)
+	if err != nil {
+		return measure.Stats{}, err
+	}
+	return measure.Stats{N: len(m.Graph.Nodes), Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
 }
 
 // nodeTimes returns lm's per-node view, or nil.
-func nodeTimes(lm measure.LatencyModel) search.NodeTimer {
+func nodeTimes(lm measure.LatencyModel) *nodecost.Timer {
 	if c, ok := lm.(costLatency); ok {
 		return c.nodes
 	}

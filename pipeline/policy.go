@@ -116,7 +116,7 @@ func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, op
 
 // policyEnv returns the environment RunPolicy's rollouts run in.
 func (s *Start) policyEnv(lm measure.LatencyModel, opts PolicyOptions) (*env.Env, error) {
-	return env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm,
+	return env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm, NodeTimes: nodeTimes(lm),
 		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1, CandidateGains: opts.CandidateGains, NoOpAfter: opts.NoOpAfter,
 		DeferChecks: true})
 }

@@ -33,8 +33,9 @@ import (
 // and checking them (Bind), folding constants (Fold), the candidates of
 // the start graph with the whole-graph passes, lazy as optimize's first
 // expansion (Candidates), one environment step as optimize's built-in
-// agent runs it (Step: 32 candidates shown with their roofline gains)
-// and the agent's policy network on the observation of a step (GAT).
+// agent runs it by default (Step: 32 candidates shown with their gains
+// under the cost model) and the agent's policy network on the
+// observation of a step (GAT).
 
 // scaleSizes are the node counts of the scale benchmarks.
 var scaleSizes = []int{1_000, 5_000, 50_000}
@@ -235,7 +236,11 @@ func prepared(b *testing.B, path string) *Start {
 func agentEnv(b *testing.B, path string) (*env.Env, *env.Observation) {
 	b.Helper()
 	s := prepared(b, path)
-	_, opts, lm := builtinAgent(b)
+	_, opts, _ := builtinAgent(b)
+	lm, err := objectiveModel("", "cost", Measurement{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	e, err := s.policyEnv(lm, opts)
 	if err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/models"
+	"github.com/xrl-dev/xrl/nodecost"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 	"github.com/xrl-dev/xrl/search"
@@ -78,11 +79,14 @@ func TestNodeTimesKeepSearches(t *testing.T) {
 			name := m.Graph.Name + "/" + alg
 			var want *search.Result
 			for _, mode := range []struct {
-				times     search.NodeTimer
+				times     bool
 				hashNodes int
-			}{{nil, 0}, {sizeCost{}, 0}, {sizeCost{}, -1}} {
+			}{{false, 0}, {true, 0}, {true, -1}} {
 				e := rewrite.NewEngine(set, rewrite.Options{Eval: executor.Evaluate, LazyHashNodes: mode.hashNodes})
-				p := &search.Problem{Model: m, Rewriter: e, Latency: measure.Cached(sizeCost{}), NodeTimes: mode.times}
+				p := &search.Problem{Model: m, Rewriter: e, Latency: measure.Cached(sizeCost{})}
+				if mode.times {
+					p.NodeTimes = nodecost.NewTimer(sizeCost{})
+				}
 				got, err := search.Algorithms[alg](p, search.Options{Budget: 4})
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -94,7 +98,7 @@ func TestNodeTimesKeepSearches(t *testing.T) {
 				if got.BestLatency != want.BestLatency || got.Steps != want.Steps || !slices.Equal(got.Path, want.Path) ||
 					got.Best.CanonicalHash() != want.Best.CanonicalHash() {
 					t.Errorf("%s (node times %v, lazy hashing %d): best %v in %d steps via %v; want %v in %d via %v",
-						name, mode.times != nil, mode.hashNodes, got.BestLatency, got.Steps, got.Path, want.BestLatency, want.Steps, want.Path)
+						name, mode.times, mode.hashNodes, got.BestLatency, got.Steps, got.Path, want.BestLatency, want.Steps, want.Path)
 				}
 				if mode.hashNodes == 0 && got.Evaluations != want.Evaluations {
 					t.Errorf("%s: %d latency queries, want %d", name, got.Evaluations, want.Evaluations)

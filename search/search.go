@@ -10,6 +10,7 @@ import (
 	"github.com/xrl-dev/xrl/evolve"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/nodecost"
 	"github.com/xrl-dev/xrl/rewrite"
 )
 
@@ -49,10 +50,11 @@ type Problem struct {
 	Rewriter rewrite.Rewriter
 	Latency  measure.LatencyModel
 	// NodeTimes, when set, is Latency's per-node view: Latency must be
-	// the sum of NodeTimes.OpTime over the nodes that do not compute from
+	// the sum of its node times over the nodes that do not compute from
 	// constants only (measure.CostModel, behind its cache). Best-first and
-	// greedy search then score lazy candidates from what they change.
-	NodeTimes NodeTimer
+	// greedy search then score lazy candidates from what they change
+	// (see package nodecost).
+	NodeTimes *nodecost.Timer
 }
 
 // modelOf returns the problem's model around graph g.
@@ -76,7 +78,7 @@ func (p *Problem) latency(g *graph.Graph, h graph.Hash, res *Result) (time.Durat
 // expansion is a graph whose candidates are being scored, with its node
 // times when the problem has NodeTimes.
 type expansion struct {
-	times *parentTimes
+	base *nodecost.Base
 }
 
 // expand prepares the scoring of g's candidates (g has latency lat).
@@ -84,26 +86,24 @@ func (p *Problem) expand(g *graph.Graph, lat time.Duration) (*expansion, error) 
 	if p.NodeTimes == nil {
 		return &expansion{}, nil
 	}
-	pt, err := p.newParentTimes(g, lat)
+	b, err := p.NodeTimes.Base(p.modelOf(g), lat)
 	if err != nil {
 		return nil, err
 	}
-	return &expansion{times: pt}, nil
+	return &expansion{base: b}, nil
 }
 
 // candidateLatency scores candidate c of the expanded graph: from its
 // change when NodeTimes allows, else on its graph.
 func (p *Problem) candidateLatency(x *expansion, c rewrite.Candidate, res *Result) (time.Duration, error) {
-	if x.times != nil {
-		if ch, ok := c.Change(); ok {
-			l, ok, err := p.changeLatency(x.times, ch)
-			if err != nil {
-				return 0, err
-			}
-			if ok {
-				res.Evaluations++
-				return l, nil
-			}
+	if x.base != nil {
+		l, ok, err := x.base.Latency(c)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			res.Evaluations++
+			return l, nil
 		}
 	}
 	return p.latency(c.Materialize(), c.Hash, res)
