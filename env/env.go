@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/nodecost"
 	"github.com/xrl-dev/xrl/rewrite"
 )
 
@@ -55,6 +55,11 @@ type Config struct {
 	// an episode (while candidates exist), so every episode applies at
 	// least that many rewrites (default 0: No-Op is always valid).
 	NoOpAfter int
+	// NodeTimes, when set, is Latency's per-node view (Latency is the sum
+	// of its node times over the nodes not computed from constants only:
+	// the cost model): CandidateGains then scores each candidate from what
+	// its rewrite changed (package nodecost), with the same results.
+	NodeTimes *nodecost.Timer
 	// DeferChecks, with a Rewriter that is a rewrite.DeferredRewriter,
 	// leaves the rewriter's costly checks of candidates (the execution of
 	// whole-graph passes' results) to Step, which runs only the check of
@@ -146,10 +151,10 @@ var (
 // MaxCandidates of them are chosen uniformly at random without replacement
 // by the episode's random stream (seeded by Reset) and kept in the
 // rewriter's order; Info.Candidates and Info.Shown report the counts.
-// Candidate graph tensors are encoded from scratch: a rewrite renumbers
-// the nodes after the rewritten region, so arrays equal to the current
-// graph's are rare beyond a prefix, and encoding costs O(nodes) per
-// candidate (see docs/perf.md for the measured step rate).
+// A candidate's graph tensor is the current graph's with the rewritten
+// nodes encoded anew and the others renumbered (a rewrite renumbers the
+// nodes after the rewritten region); only the shown candidates are built
+// and encoded (see docs/perf.md for the measured step rate).
 //
 // # Rewards
 //
@@ -316,11 +321,11 @@ func (e *Env) Observation() *Observation { return e.obs }
 // their checks to Step when deferred and the rewriter can.
 func (e *Env) refresh(info *Info, deferred bool) error {
 	t0 := time.Now()
-	all, err := rewrite.CandidatesOf(e.cfg.Rewriter, e.cur, deferred)
+	all, err := rewrite.CandidatesOfLazy(e.cfg.Rewriter, e.cur, deferred)
 	if deferred && err == nil && len(all) > 0 && !slices.ContainsFunc(all, func(c Candidate) bool { return c.Verify == nil }) {
 		// Only candidates still to check: whether any remains decides
 		// the episode's end and No-Op's mask, so check them now.
-		all, err = e.cfg.Rewriter.Candidates(e.cur)
+		all, err = rewrite.CandidatesOfLazy(e.cfg.Rewriter, e.cur, false)
 	}
 	if err != nil {
 		return fmt.Errorf("env: generating candidates: %w", err)
@@ -332,6 +337,9 @@ func (e *Env) refresh(info *Info, deferred bool) error {
 		info.RuleCandidates[c.Rule]++
 	}
 	e.shown = e.capCandidates(all)
+	// Only the shown candidates are built: a large graph has as many
+	// candidates as it has places to rewrite.
+	inParallel(len(e.shown), func(i int) { e.shown[i].Graph = e.shown[i].Materialize() })
 	var gains []float64
 	if e.cfg.CandidateGains {
 		if gains, err = e.gainsOf(e.shown); err != nil {
@@ -381,25 +389,16 @@ func (e *Env) capCandidates(all []Candidate) []Candidate {
 	return out
 }
 
-// encode builds the observation, encoding candidates in parallel.
+// encode builds the observation, encoding candidates in parallel from the
+// current graph's encoding.
 func (e *Env) encode() *Observation {
+	base := encodeBase(e.cur)
 	obs := &Observation{
-		Current:    EncodeGraph(e.cur),
+		Current:    base.t,
 		Candidates: make([]*GraphTensor, len(e.shown)),
 		Mask:       make([]bool, e.cfg.MaxCandidates+1),
 	}
-	var wg sync.WaitGroup
-	const workers = 2
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(e.shown); i += workers {
-				obs.Candidates[i] = EncodeGraph(e.shown[i].Graph)
-			}
-		}(w)
-	}
-	wg.Wait()
+	inParallel(len(e.shown), func(i int) { obs.Candidates[i] = encodeCandidate(base, e.shown[i]) })
 	for i := range e.shown {
 		obs.Mask[i] = true
 	}

@@ -141,22 +141,25 @@ func shapeFeature(v *graph.Value, dst []float32) {
 	if v == nil || !v.ShapeKnown {
 		return
 	}
-	dims := make([]float64, len(v.Shape))
-	for i, d := range v.Shape {
-		if d.Known() {
-			dims[i] = float64(d.Value)
+	dim := func(i int) float64 {
+		if d := v.Shape[i]; d.Known() {
+			return float64(d.Value)
 		}
+		return 0
 	}
-	if len(dims) > EdgeDim {
+	r := len(v.Shape)
+	first := 0 // the leading dimensions folded into one entry
+	if r > EdgeDim {
 		fold := 1.0
-		for _, d := range dims[:len(dims)-EdgeDim+1] {
-			fold *= d
+		for i := range r - EdgeDim + 1 {
+			fold *= dim(i)
 		}
-		dims = append([]float64{fold}, dims[len(dims)-EdgeDim+1:]...)
+		dst[0] = float32(fold / ShapeScale)
+		first = r - EdgeDim + 1
 	}
-	off := EdgeDim - len(dims)
-	for i, d := range dims {
-		dst[off+i] = float32(d / ShapeScale)
+	off := EdgeDim - (r - first)
+	for i := first; i < r; i++ {
+		dst[off+i-first] = float32(dim(i) / ShapeScale)
 	}
 }
 
@@ -164,6 +167,26 @@ func shapeFeature(v *graph.Value, dst []float32) {
 // inputs first (in order), then constants (in g.Constants order), then
 // operators in g.Nodes order.
 func EncodeGraph(g *graph.Graph) *GraphTensor {
+	return encodeBase(g).t
+}
+
+// baseEncoding is a graph's tensor with what encoding its lazy
+// candidates from it needs (see encodeCandidate).
+type baseEncoding struct {
+	g *graph.Graph
+	t *GraphTensor
+	// src numbers the graph's inputs, constants and node outputs; nIn
+	// nodes are inputs, operator i is node first+i, and its incoming
+	// edges are edges[edgeOff[i]:edgeOff[i+1]].
+	src       map[*graph.Value]int32
+	nIn       int32
+	first     int32
+	edgeOff   []int32
+	initsOnly bool // the constants are the initializers, in order
+}
+
+// encodeBase encodes g (EncodeGraph) keeping what encodeCandidate needs.
+func encodeBase(g *graph.Graph) *baseEncoding {
 	initClasses()
 	consts := g.Constants()
 	nNodes := len(consts) + len(g.Nodes)
@@ -173,34 +196,38 @@ func EncodeGraph(g *graph.Graph) *GraphTensor {
 		}
 	}
 	t := &GraphTensor{NodeClass: make([]int32, 0, nNodes), Global: make([]float32, GlobalDim)}
-	src := make(map[*graph.Value]int32, nNodes)
+	b := &baseEncoding{g: g, t: t, src: make(map[*graph.Value]int32, nNodes), edgeOff: make([]int32, 0, len(g.Nodes)+1)}
 	for _, in := range g.Inputs {
 		if in.Const == nil {
-			src[in] = int32(len(t.NodeClass))
+			b.src[in] = int32(len(t.NodeClass))
 			t.NodeClass = append(t.NodeClass, classIndex[ClassInput])
 		}
 	}
-	for _, c := range consts {
-		src[c] = int32(len(t.NodeClass))
+	b.nIn = int32(len(t.NodeClass))
+	b.initsOnly = len(consts) == len(g.Initializers)
+	for i, c := range consts {
+		b.src[c] = int32(len(t.NodeClass))
 		t.NodeClass = append(t.NodeClass, classIndex[ClassWeight])
+		b.initsOnly = b.initsOnly && g.Initializers[i] == c
 	}
-	first := int32(len(t.NodeClass))
+	b.first = int32(len(t.NodeClass))
 	for i, n := range g.Nodes {
 		t.NodeClass = append(t.NodeClass, nodeClass(n))
 		for _, o := range n.Outputs {
 			if o != nil {
-				src[o] = first + int32(i)
+				b.src[o] = b.first + int32(i)
 			}
 		}
 	}
 	var feat [EdgeDim]float32
 	for i, n := range g.Nodes {
-		recv := first + int32(i)
+		b.edgeOff = append(b.edgeOff, int32(len(t.Senders)))
+		recv := b.first + int32(i)
 		for _, in := range n.AllInputs() {
 			if in == nil {
 				continue
 			}
-			s, ok := src[in]
+			s, ok := b.src[in]
 			if !ok {
 				continue
 			}
@@ -210,5 +237,6 @@ func EncodeGraph(g *graph.Graph) *GraphTensor {
 			t.EdgeFeat = append(t.EdgeFeat, feat[:]...)
 		}
 	}
-	return t
+	b.edgeOff = append(b.edgeOff, int32(len(t.Senders)))
+	return b
 }

@@ -12,7 +12,9 @@ import (
 // probable valid action when greedy (lowest index on ties), otherwise a
 // sample from the policy using rng (which may be nil when greedy). Masked
 // actions are never chosen. It returns the action, its log-probability
-// and the value estimate.
+// and the value estimate. The encoder reuses the rows of earlier calls
+// whose computation the observation repeats (see rowCache), so that an
+// observation after a rewrite costs the rows near the rewrite.
 func (n *Net) Act(obs *env.Observation, rng *rand.Rand, greedy bool) (action int, logProb, value float32, err error) {
 	if rng == nil && !greedy {
 		return 0, 0, 0, errors.New("gat: sampling an action needs a random generator")
@@ -22,7 +24,7 @@ func (n *Net) Act(obs *env.Observation, rng *rand.Rand, greedy bool) (action int
 		b = &Batch{}
 	}
 	defer n.tapes.Put(b)
-	if err := n.ForwardTo(b, []*env.Observation{obs}); err != nil {
+	if err := n.forwardTo(b, []*env.Observation{obs}, true); err != nil {
 		return 0, 0, 0, err
 	}
 	logp := b.LogProbs[0]

@@ -20,6 +20,8 @@ type Param = nn.Param[float32]
 type Net struct {
 	m     *model[float32]
 	tapes sync.Pool // *tape[float32] for Act
+	// rows keeps encoder rows between calls of Act (see rowCache).
+	rows rowCache
 }
 
 // New returns a network with parameters initialised from cfg.Seed.
@@ -79,9 +81,11 @@ type Batch struct {
 }
 
 // Stats reports the size of a forward pass: graphs encoded, their nodes,
-// and the node rows actually computed per GAT layer after sharing.
+// and the node rows per GAT layer after sharing. Computed is the number of
+// rows of all levels (node update and GAT layers) the pass computed: all
+// of them, less those an Act found in its cache of earlier rows.
 type Stats struct {
-	Graphs, Nodes, Rows int
+	Graphs, Nodes, Rows, Computed int
 }
 
 // Stats returns the size of the forward pass that produced b.
@@ -90,7 +94,7 @@ func (b *Batch) Stats() Stats {
 		return Stats{}
 	}
 	p := &b.t.plan
-	s := Stats{Graphs: p.graphs, Nodes: int(p.b.nodeOff[p.graphs])}
+	s := Stats{Graphs: p.graphs, Nodes: int(p.b.nodeOff[p.graphs]), Computed: b.t.computed}
 	for l := range p.levels {
 		s.Rows += p.levels[l].NOut
 	}
@@ -115,6 +119,13 @@ func (n *Net) Forward(obs []*env.Observation) (*Batch, error) {
 // state beyond small per-call bookkeeping. b's previous contents are
 // overwritten.
 func (n *Net) ForwardTo(b *Batch, obs []*env.Observation) error {
+	return n.forwardTo(b, obs, false)
+}
+
+// forwardTo is ForwardTo; with cached, the encoder reuses the rows of
+// earlier calls (rowCache) when no other call is using them, and the
+// Batch cannot be given to Backward.
+func (n *Net) forwardTo(b *Batch, obs []*env.Observation, cached bool) error {
 	if b.t == nil {
 		b.t = &tape[float32]{}
 	}
@@ -122,7 +133,21 @@ func (n *Net) ForwardTo(b *Batch, obs []*env.Observation) error {
 	if err := t.load(obs, n.m.cfg.Classes); err != nil {
 		return err
 	}
-	t.forward(n.m)
+	if cached && !n.m.cfg.NoShare && n.rows.mu.TryLock() {
+		t.plan.build(t.graphs, n.m.cfg.Layers, true)
+		n.rows.prepare(n.m)
+		cachedEncode(t, n.m, &n.rows)
+		n.rows.mu.Unlock()
+		t.pool(n.m)
+		t.heads(n.m)
+		t.owner = nil
+	} else {
+		t.forward(n.m)
+		t.computed = t.plan.rows(0)
+		for l := range t.plan.levels {
+			t.computed += t.plan.levels[l].NOut
+		}
+	}
 	B := len(obs)
 	b.Logits = growRows(b.Logits, B)
 	b.LogProbs = growRows(b.LogProbs, B)

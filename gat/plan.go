@@ -14,9 +14,12 @@ import (
 type plan struct {
 	graphs int
 	// class0 and aggE describe the node-update rows: the class and the
-	// summed incoming edge features (n0×EdgeDim) of each.
-	class0 []int32
-	aggE   []float64
+	// summed incoming edge features (n0×EdgeDim) of each; with sharing,
+	// row r's key (its class and sorted edge features) is
+	// key0[key0Off[r]:key0Off[r+1]].
+	class0        []int32
+	aggE          []float64
+	key0, key0Off []int32
 	// levels[l] maps the rows of level l (level 0 = node update) to those
 	// of level l+1 through GAT layer l.
 	levels []nn.Graph
@@ -120,6 +123,7 @@ func (p *plan) level0(n int, share bool) {
 	b.ids = nn.GrowInt32(b.ids, n)
 	p.class0 = p.class0[:0]
 	p.aggE = p.aggE[:0]
+	p.key0, p.key0Off = p.key0[:0], append(p.key0Off[:0], 0)
 	b.intern.reset(n)
 	for i := 0; i < n; i++ {
 		lo, hi := b.inOff[i], b.inOff[i+1]
@@ -146,6 +150,10 @@ func (p *plan) level0(n int, share bool) {
 			continue
 		}
 		p.class0 = append(p.class0, b.class[i])
+		if share {
+			p.key0 = append(p.key0, b.key...)
+			p.key0Off = append(p.key0Off, int32(len(p.key0)))
+		}
 		var sum [env.EdgeDim]float64
 		for _, tu := range b.tuples {
 			for k, v := range tu {

@@ -34,6 +34,16 @@ type tape[F nn.Float] struct {
 	pooled, gin []F
 	emb, table  []F
 
+	// The cached encoder's scratch (see rowCache): row ids of two
+	// levels, a key, the part of a level to compute and its inputs.
+	ids         [2][]int32
+	key         []int32
+	sub         nn.Graph
+	subIn       []int32
+	hIn, rowTmp []F
+	gcTmp       nn.GATCache[F]
+	computed    int // rows computed (Stats.Computed)
+
 	// Heads.
 	polIn, valIn                     []F
 	polC, valC                       nn.MLPCache[F]
@@ -119,11 +129,12 @@ func checkGraph(g *env.GraphTensor, classes int) error {
 func (t *tape[F]) forward(m *model[F]) {
 	t.plan.build(t.graphs, m.cfg.Layers, !m.cfg.NoShare)
 	t.encode(m)
+	t.pool(m)
 	t.heads(m)
 	t.owner = m
 }
 
-// encode computes the embedding of every graph into t.emb (graphs×Hidden).
+// encode computes the rows of every level (t.h).
 func (t *tape[F]) encode(m *model[F]) {
 	p := &t.plan
 	hd := m.cfg.Hidden
@@ -155,6 +166,13 @@ func (t *tape[F]) encode(m *model[F]) {
 		t.h[l+1] = nn.Grow(t.h[l+1], p.levels[l].NOut*hd)
 		m.gat[l].Forward(&p.levels[l], t.h[l], &t.gc[l], t.h[l+1])
 	}
+}
+
+// pool computes the embedding of every graph into t.emb (graphs×Hidden)
+// from the last level's rows.
+func (t *tape[F]) pool(m *model[F]) {
+	p := &t.plan
+	hd := m.cfg.Hidden
 	// Global update.
 	G := p.graphs
 	t.poolW = nn.Grow(t.poolW, len(p.poolCnt))

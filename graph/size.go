@@ -70,21 +70,22 @@ func checkOutputSizes(n *Node) error {
 // GiB of memory available"). Run it after BindShapes, before allocating
 // tensors for the graph.
 func (g *Graph) CheckMemory(limit int64, avail string) error {
-	check := func(v *Value, where string) error {
+	// where names v in a message; it is formatted only for a failure.
+	check := func(v *Value, where func() string) error {
 		if v == nil || v.Const != nil || !v.ShapeKnown || !v.Shape.Static() {
 			return nil
 		}
 		b, err := ByteSize(v.DType, v.Shape)
 		if err != nil {
-			return fmt.Errorf("%s: %w", where, err)
+			return fmt.Errorf("%s: %w", where(), err)
 		}
 		if b > limit {
-			return fmt.Errorf("%s: %v %v needs %s, more than %s", where, v.DType, v.Shape, FormatBytes(b), avail)
+			return fmt.Errorf("%s: %v %v needs %s, more than %s", where(), v.DType, v.Shape, FormatBytes(b), avail)
 		}
 		return nil
 	}
 	for _, in := range g.Inputs {
-		if err := check(in, fmt.Sprintf("input %q", in.Name)); err != nil {
+		if err := check(in, func() string { return fmt.Sprintf("input %q", in.Name) }); err != nil {
 			return err
 		}
 	}
@@ -93,7 +94,7 @@ func (g *Graph) CheckMemory(limit int64, avail string) error {
 			if o == nil {
 				continue
 			}
-			if err := check(o, fmt.Sprintf("%v: output %q", n, o.Name)); err != nil {
+			if err := check(o, func() string { return fmt.Sprintf("%v: output %q", n, o.Name) }); err != nil {
 				return err
 			}
 		}

@@ -2,6 +2,8 @@ package models
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,6 +68,10 @@ type Spec struct {
 	// Overrides lists the names of the Overrides fields the model accepts
 	// ("batch", "seq", "image", "hidden", "layers", "heads", "classes").
 	Overrides []string
+	// Scale marks a synthetic graph built to measure how xrl scales with
+	// graph size rather than a benchmark network: Build knows it, List and
+	// Names (the benchmark zoo) leave it out, ScaleGraphs lists it.
+	Scale bool
 
 	presets map[string]func() config
 }
@@ -78,8 +84,18 @@ type widthFollower interface {
 
 var registry = map[string]*Spec{}
 
-// register adds a model with its two presets.
+// register adds a benchmark network with its two presets.
 func register(name, desc string, paper, cpu func() config) {
+	registerSpec(name, desc, false, paper, cpu)
+}
+
+// registerScale adds a scale graph (see Spec.Scale) with its two presets.
+func registerScale(name, desc string, paper, cpu func() config) {
+	registerSpec(name, desc, true, paper, cpu)
+}
+
+// registerSpec adds a model of either kind.
+func registerSpec(name, desc string, scale bool, paper, cpu func() config) {
 	knobs := paper().knobs()
 	names := make([]string, 0, len(knobs))
 	for _, f := range (&Overrides{}).fields() {
@@ -91,14 +107,24 @@ func register(name, desc string, paper, cpu func() config) {
 		Name: name, Description: desc,
 		Presets:   []string{PresetPaper, PresetCPU},
 		Overrides: names,
+		Scale:     scale,
 		presets:   map[string]func() config{PresetPaper: paper, PresetCPU: cpu},
 	}
 }
 
-// List returns the specs of all models sorted by name.
-func List() []Spec {
+// List returns the specs of the benchmark networks sorted by name.
+func List() []Spec { return specs(false) }
+
+// ScaleGraphs returns the specs of the scale graphs sorted by name.
+func ScaleGraphs() []Spec { return specs(true) }
+
+// specs returns the specs of one kind sorted by name.
+func specs(scale bool) []Spec {
 	out := make([]Spec, 0, len(registry))
 	for _, s := range registry {
+		if s.Scale != scale {
+			continue
+		}
 		c := *s
 		c.Presets = append([]string(nil), s.Presets...)
 		c.Overrides = append([]string(nil), s.Overrides...)
@@ -108,7 +134,7 @@ func List() []Spec {
 	return out
 }
 
-// Names returns the model names sorted.
+// Names returns the benchmark networks' names sorted.
 func Names() []string {
 	var names []string
 	for _, s := range List() {
@@ -117,13 +143,16 @@ func Names() []string {
 	return names
 }
 
+// allNames returns the names of every model, scale graphs included, sorted.
+func allNames() []string { return slices.Sorted(maps.Keys(registry)) }
+
 // Build builds model name at the given preset ("paper" or "cpu"), with
 // non-zero override fields replacing preset sizes. The result is an ONNX
 // IR-version-8 model importing default-domain opset 17.
 func Build(name, preset string, o Overrides) (*graph.Model, error) {
 	s, ok := registry[strings.ToLower(name)]
 	if !ok {
-		return nil, fmt.Errorf("unknown model %q (valid: %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown model %q (valid: %s)", name, strings.Join(allNames(), ", "))
 	}
 	mk, ok := s.presets[preset]
 	if !ok {

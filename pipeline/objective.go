@@ -9,6 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/measure/goexec"
+	"github.com/xrl-dev/xrl/nodecost"
 )
 
 // objectiveModel returns the scorer the search or agent minimises for
@@ -18,6 +19,9 @@ import (
 func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyModel, error) {
 	switch objective {
 	case "", measure.ObjectiveLatency:
+		if latency == "cost" {
+			return newCostLatency(ms)
+		}
 		return measure.NewLatencyModel(latency, ms.Backend, ms.Measure)
 	case measure.ObjectiveMemory:
 		return measure.Cached(measure.MemoryObjective{Memory: goexec.MemoryModel{}}), nil
@@ -29,6 +33,54 @@ func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyM
 		return measure.Cached(measure.Combined{Time: lm, Memory: goexec.MemoryModel{}}), nil
 	}
 	return nil, fmt.Errorf("unknown objective %q (want %s)", objective, strings.Join(measure.Objectives, ", "))
+}
+
+// costLatency is the cost model behind a cache (as
+// measure.NewLatencyModel("cost") returns it) that sums node times a
+// nodecost.Timer remembers, so that graphs sharing nodes are summed
+// without timing the shared nodes again, and that offers that per-node
+// view to searches and the environment (search.Problem.NodeTimes,
+// env.Config.NodeTimes).
+type costLatency struct {
+	measure.HashedLatencyModel
+	nodes *nodecost.Timer
+}
+
+func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
+	cm, err := measure.NewCostModel(measure.CostOptions{Backend: ms.Backend})
+	if err != nil {
+		return nil, err
+	}
+	timer := nodecost.NewTimer(cm)
+	cached, ok := measure.Cached(nodeSum{timer, cm.Name()}).(measure.HashedLatencyModel)
+	if !ok {
+		return nil, fmt.Errorf("the cost model's cache does not take known hashes")
+	}
+	return costLatency{cached, timer}, nil
+}
+
+// nodeSum is a latency model summing a Timer's node times.
+type nodeSum struct {
+	t    *nodecost.Timer
+	name string
+}
+
+func (s nodeSum) Name() string { return s.name }
+
+func (s nodeSum) Latency(m *graph.Model) (measure.Stats, error) {
+	d, err := s.t.Latency(m)
+	if err != nil {
+		return measure.Stats{}, err
+	}
+	return measure.Stats{N: len(m.Graph.Nodes), Median: d, P10: d, P90: d, Min: d, Stable: true}, nil
+}
+
+// nodeTimes returns lm's per-node view, or nil.
+func nodeTimes(lm measure.LatencyModel) *nodecost.Timer {
+	if c, ok := lm.(costLatency); ok {
+		return c.nodes
+	}
+	return nil
 }
 
 // ReportMemory prints the planned peak memory (the Go executor's plan:

@@ -9,6 +9,7 @@ import (
 	"github.com/xrl-dev/xrl/inputs"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/ppo/builtin"
+	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/search"
 )
 
@@ -84,6 +85,9 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMemory(cfg, s); err != nil {
+		return nil, err
+	}
 	if s.Interface.Dynamic() {
 		s.Sweep = s.Interface.DefaultSweep()
 		if len(cfg.Sweep) > 0 {
@@ -106,7 +110,7 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 	// executor and constants folded, then memoised), so it is done here
 	// once and counted as shared time.
 	tExpand := time.Now()
-	if _, err := s.Engine.Candidates(s.Model.Graph); err != nil {
+	if _, err := rewrite.CandidatesOfLazy(s.Engine, s.Model.Graph, false); err != nil {
 		return nil, fmt.Errorf("%s: expanding the start graph: %w", cfg.Model, err)
 	}
 	times.Expand = time.Since(tExpand)
@@ -273,7 +277,7 @@ func (s *Start) Search(algorithm string, lm measure.LatencyModel, opts search.Op
 	if !ok {
 		return nil, fmt.Errorf("no search algorithm named %q", algorithm)
 	}
-	res, err := run(&search.Problem{Model: s.Model, Rewriter: s.Engine, Latency: lm}, opts)
+	res, err := run(&search.Problem{Model: s.Model, Rewriter: s.Engine, Latency: lm, NodeTimes: nodeTimes(lm)}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}

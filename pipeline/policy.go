@@ -80,9 +80,7 @@ type PolicyResult struct {
 // that the best graph along each rollout is found; the policy does not see
 // rewards, so this does not change its choices.
 func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, opts PolicyOptions) (*PolicyResult, error) {
-	e, err := env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm,
-		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1, CandidateGains: opts.CandidateGains, NoOpAfter: opts.NoOpAfter,
-		DeferChecks: true})
+	e, err := s.policyEnv(lm, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +113,13 @@ func (s *Start) RunPolicy(w io.Writer, net *gat.Net, lm measure.LatencyModel, op
 	res.Elapsed = time.Since(t0)
 	fmt.Fprintf(w, "agent: %d rollouts, %d steps, %v\n", res.Rollouts, res.Steps, res.Elapsed.Round(time.Millisecond))
 	return res, nil
+}
+
+// policyEnv returns the environment RunPolicy's rollouts run in.
+func (s *Start) policyEnv(lm measure.LatencyModel, opts PolicyOptions) (*env.Env, error) {
+	return env.New(env.Config{Model: s.Model, Rewriter: s.Engine, Latency: lm, NodeTimes: nodeTimes(lm),
+		Horizon: opts.Horizon, MaxCandidates: opts.MaxCandidates, FeedbackEvery: 1, CandidateGains: opts.CandidateGains, NoOpAfter: opts.NoOpAfter,
+		DeferChecks: true})
 }
 
 // CountRules formats rule names with their counts, in order of first use:

@@ -4,6 +4,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/xrl-dev/xrl/gat"
 	"github.com/xrl-dev/xrl/measure"
 )
 
@@ -34,6 +35,19 @@ func rolloutStart(tb testing.TB, m corpusModel) *Start {
 // one greedy rollout with the roofline model, patience 3, seed 1.
 func agentRollout(tb testing.TB, s *Start) *PolicyResult {
 	tb.Helper()
+	net, opts, lm := builtinAgent(tb)
+	opts.Seed, opts.Patience = 1, 3
+	res, err := s.RunPolicy(io.Discard, net, lm, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+// builtinAgent returns the built-in agent with the rollout options it
+// was trained with and the roofline latency model optimize runs it with.
+func builtinAgent(tb testing.TB) (*gat.Net, PolicyOptions, measure.LatencyModel) {
+	tb.Helper()
 	net, pcfg, err := LoadPolicy("builtin")
 	if err != nil {
 		tb.Fatal(err)
@@ -42,12 +56,8 @@ func agentRollout(tb testing.TB, s *Start) *PolicyResult {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := s.RunPolicy(io.Discard, net, lm, PolicyOptions{Horizon: pcfg.Horizon, MaxCandidates: pcfg.MaxCandidates,
-		CandidateGains: pcfg.CandidateGains, NoOpAfter: pcfg.NoOpAfter, Seed: 1, Patience: 3})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return res
+	return net, PolicyOptions{Horizon: pcfg.Horizon, MaxCandidates: pcfg.MaxCandidates,
+		CandidateGains: pcfg.CandidateGains, NoOpAfter: pcfg.NoOpAfter}, lm
 }
 
 // BenchmarkAgentRollout times the built-in agent's greedy rollout as xrl

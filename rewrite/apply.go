@@ -70,29 +70,28 @@ type applyStats struct {
 	fold FoldStats
 }
 
-// applyMatch rewrites the match in the indexed graph by copy on write: the
+// applyMatch rewrites the match in d's base graph by copy on write: the
 // matched nodes are removed, the target's nodes added, every reader of a
 // source output reads the corresponding target output instead, a graph
 // output keeps its name (the new value is renamed, or an Identity is added
 // when the replacement is an existing value, as rules.Apply does), new
 // nodes whose inputs are all constants are folded and nodes and
-// initializers left unread are removed.
-func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *foldMemo, ev Evaluator) (*graph.Graph, []nodeOrigin, applyStats, error) {
+// initializers left unread are removed. The draft is left to be finished
+// (finish, or place and a lazy candidate).
+func applyMatch(d *draft, m *rules.Match, pos []int32, foldLimit int64) (applyStats, error) {
 	var st applyStats
+	gx := d.gx
 	r := m.Rule
 	rep, err := r.Build(m, gx.namer(r.Name))
 	if err != nil {
-		return nil, nil, st, reject(RejectBuild, err)
+		return st, reject(RejectBuild, err)
 	}
 	from := m.Outputs()
 	if err := sameShapes(from, rep.Outputs); err != nil {
-		return nil, nil, st, reject(RejectShape, fmt.Errorf("rule %s: %w", r.Name, err))
+		return st, reject(RejectShape, fmt.Errorf("rule %s: %w", r.Name, err))
 	}
-	d := newDraft(gx)
-	d.memo = memo
-	d.eval = ev
 	for _, p := range pos {
-		d.slot[p] = nil
+		d.setSlot(p, nil)
 	}
 	d.added = append(d.added, rep.Nodes...)
 	for _, c := range rep.Consts {
@@ -113,7 +112,7 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 			return gx.namer(r.Name)("Identity")
 		})
 		if err != nil {
-			return nil, nil, st, reject(RejectBuild, fmt.Errorf("rule %s: %w", r.Name, err))
+			return st, reject(RejectBuild, fmt.Errorf("rule %s: %w", r.Name, err))
 		}
 		if id != nil {
 			d.tail = append(d.tail, id)
@@ -128,7 +127,7 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 	}
 	start = append(start, changed...)
 	if err := d.fold(start, &st.fold, true, foldLimit); err != nil {
-		return nil, nil, st, reject(RejectFold, fmt.Errorf("rule %s: %w", r.Name, err))
+		return st, reject(RejectFold, fmt.Errorf("rule %s: %w", r.Name, err))
 	}
 	// Remove what nothing reads any more.
 	var seeds []*graph.Value
@@ -141,15 +140,16 @@ func applyMatch(gx *gindex, m *rules.Match, pos []int32, foldLimit int64, memo *
 		seeds = append(seeds, n.Outputs...)
 	}
 	st.fold.DeadNodes, st.fold.DeadConsts = d.removeDead(seeds)
-	g, origins, err := d.finish()
-	if err != nil {
-		var ce *graph.CycleError
-		if errors.As(err, &ce) {
-			return nil, nil, st, reject(RejectCycle, fmt.Errorf("rule %s: %w", r.Name, err))
-		}
-		return nil, nil, st, err
+	return st, nil
+}
+
+// cycleReject marks a cycle error of finishing a draft as RejectCycle.
+func cycleReject(rule string, err error) error {
+	var ce *graph.CycleError
+	if errors.As(err, &ce) {
+		return reject(RejectCycle, fmt.Errorf("rule %s: %w", rule, err))
 	}
-	return g, origins, st, nil
+	return err
 }
 
 // sameShapes checks that each replacement has the shape, expressions

@@ -40,6 +40,9 @@ func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: FuseAttention: nil graph")
 	}
+	if !hasDefaultOp(g, "Softmax") {
+		return g, false, nil // every fusion starts from a Softmax
+	}
 	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
 	for _, v := range g.Outputs {
 		f.isOut = append(f.isOut, v)
@@ -114,6 +117,16 @@ type attnMatch struct {
 
 func defaultDomain(n *graph.Node) bool {
 	return !n.IsOpaque() && (n.Domain == "" || n.Domain == "ai.onnx")
+}
+
+// hasDefaultOp reports whether g has a default-domain node of one of ops.
+func hasDefaultOp(g *graph.Graph, ops ...string) bool {
+	for _, n := range g.Nodes {
+		if slices.Contains(ops, n.Op) && defaultDomain(n) {
+			return true
+		}
+	}
+	return false
 }
 
 // only returns v's single reader when v has exactly one besides Shape

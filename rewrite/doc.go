@@ -25,6 +25,22 @@
 //
 // Steps 3 and 4 run on Options.Workers goroutines; the candidates come in
 // rule order, then in match order, whatever the number of workers.
+//
+// # Lazy candidates
+//
+// On a large graph a generation has as many candidates as the graph has
+// places to rewrite, and building each candidate's node list, or hashing
+// what lies downstream of each rewrite, makes a generation quadratic in
+// the graph's size. Engine.CandidatesLazy (a LazyRewriter, as WithPasses
+// over an Engine) returns the same candidates as lazy ones: each keeps
+// only its change to the input graph, knows its node count and the nodes
+// it replaced and added (Candidate.Change, which lets a per-node cost
+// model score it), and builds its graph on Candidate.Materialize. Above
+// Options.LazyHashNodes nodes, duplicates are found by change keys (a
+// digest of the candidate's new nodes that read only the input graph's
+// values; equal graphs always share it) and only candidates sharing a key
+// are hashed; Candidate.GraphHash hashes the others on demand and
+// Candidate.CacheKey identifies them without hashing.
 // CandidatesWithStats reports, per rule, the matches, candidates and
 // rejections by reason, and where the time went; WriteCandidateTable
 // prints them.

@@ -23,8 +23,9 @@ type draft struct {
 	// base node, a private copy, or nil when removed.
 	slot []*graph.Node
 	own  []bool // slot node is a private copy
-	// owned lists the positions of the private copies.
-	owned []int32
+	// owned lists the positions of the private copies; touched every
+	// position whose slot changed (private or removed), in order of change.
+	owned, touched []int32
 	// added are new nodes in topological order (nil once removed); tail
 	// are Identity nodes that go last.
 	added []*graph.Node
@@ -45,12 +46,42 @@ type draft struct {
 }
 
 func newDraft(gx *gindex) *draft {
-	d := &draft{gx: gx,
-		slot:    append([]*graph.Node(nil), gx.nodes...),
-		own:     make([]bool, len(gx.nodes)),
+	return newDraftOn(gx, &draftScratch{})
+}
+
+// draftScratch holds the base-sized arrays of a draft, so that one worker
+// reuses them for every candidate of a generation: a draft on it costs
+// what its rewrite changes, not the size of the graph.
+type draftScratch struct {
+	slot []*graph.Node
+	own  []bool
+}
+
+// newDraftOn starts a draft on s's arrays, which must hold gx's nodes
+// unchanged (as after release) or be empty.
+func newDraftOn(gx *gindex, s *draftScratch) *draft {
+	if s.slot == nil {
+		s.slot = append([]*graph.Node(nil), gx.nodes...)
+		s.own = make([]bool, len(gx.nodes))
+	}
+	return &draft{gx: gx, slot: s.slot, own: s.own,
 		outputs: append([]*graph.Value(nil), gx.g.Outputs...),
 	}
-	return d
+}
+
+// release restores the scratch arrays to the base graph's nodes, undoing
+// what the draft changed; the draft is unusable afterwards.
+func (d *draft) release() {
+	for _, p := range d.touched {
+		d.slot[p], d.own[p] = d.gx.nodes[p], false
+	}
+	d.slot, d.own = nil, nil
+}
+
+// setSlot replaces base slot p (n nil: removes it).
+func (d *draft) setSlot(p int32, n *graph.Node) {
+	d.slot[p] = n
+	d.touched = append(d.touched, p)
 }
 
 // readers calls f for every live node of the draft that reads v: a base
@@ -118,7 +149,8 @@ func (d *draft) private(p int32) *graph.Node {
 		if len(n.Implicit) == 0 {
 			n.Implicit = nil
 		}
-		d.slot[p], d.own[p] = &n, true
+		d.setSlot(p, &n)
+		d.own[p] = true
 		d.owned = append(d.owned, p)
 	}
 	return d.slot[p]
@@ -228,7 +260,7 @@ func (d *draft) removeDead(seeds []*graph.Value) (nodes, consts int) {
 			continue
 		}
 		if p >= 0 {
-			d.slot[p] = nil
+			d.setSlot(p, nil)
 		} else {
 			d.added[a] = nil
 		}
@@ -276,7 +308,26 @@ func (d *draft) producerOf(v *graph.Value) (*graph.Node, int32, int) {
 // both feeding and depending on the added nodes means a cycle, reported
 // as a *graph.CycleError).
 func (d *draft) finish() (*graph.Graph, []nodeOrigin, error) {
-	g := d.gx.g
+	pl, err := d.place()
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.assemble(pl)
+}
+
+// placement says where finish puts the added nodes: after base position
+// at-1, with the base nodes of the window [lo, at) marked late after them;
+// ordered is false when an added node reads a later one (then the whole
+// list is sorted topologically).
+type placement struct {
+	lo, at  int32
+	late    []bool
+	ordered bool
+}
+
+// place computes the placement of the added nodes, or the cycle the
+// window reorder finds.
+func (d *draft) place() (placement, error) {
 	// Where the added nodes can go: after every base node they read. They
 	// are in order among themselves unless one reads a later one (a
 	// rewrite that feeds a target's output back into it).
@@ -291,8 +342,7 @@ func (d *draft) finish() (*graph.Graph, []nodeOrigin, error) {
 			}
 		}
 	}
-	at := int32(0)
-	addedOrdered := true
+	pl := placement{ordered: true}
 	for a, n := range d.added {
 		if n == nil {
 			continue
@@ -303,29 +353,35 @@ func (d *draft) finish() (*graph.Graph, []nodeOrigin, error) {
 			}
 			if b, ok := addedOut[in]; ok {
 				if b >= a {
-					addedOrdered = false
+					pl.ordered = false
 				}
 				continue
 			}
-			if p := d.gx.producerOf(in); p >= 0 && p+1 > at {
-				at = p + 1
+			if p := d.gx.producerOf(in); p >= 0 && p+1 > pl.at {
+				pl.at = p + 1
 			}
 		}
 	}
 	// The earliest base node reading an added node.
-	lo := at
+	pl.lo = pl.at
 	for _, p := range d.owned {
-		if n := d.slot[p]; n != nil && p < lo && readsAny(n, addedOut) {
-			lo = p
+		if n := d.slot[p]; n != nil && p < pl.lo && readsAny(n, addedOut) {
+			pl.lo = p
 		}
 	}
-	var late []bool // base nodes of the window [lo, at) that go after the added nodes
-	if lo < at && addedOrdered {
+	if pl.lo < pl.at && pl.ordered {
 		var err error
-		if late, err = d.window(lo, at, addedOut); err != nil {
-			return nil, nil, err
+		if pl.late, err = d.window(pl.lo, pl.at, addedOut); err != nil {
+			return pl, err
 		}
 	}
+	return pl, nil
+}
+
+// assemble builds the graph with the added nodes placed by pl.
+func (d *draft) assemble(pl placement) (*graph.Graph, []nodeOrigin, error) {
+	g := d.gx.g
+	lo, at, late := pl.lo, pl.at, pl.late
 	nodes := make([]*graph.Node, 0, len(d.slot)+len(d.added)+len(d.tail))
 	origins := make([]nodeOrigin, 0, cap(nodes))
 	addNew := func(ns []*graph.Node) {
@@ -360,7 +416,7 @@ func (d *draft) finish() (*graph.Graph, []nodeOrigin, error) {
 		addBase(p)
 	}
 	addNew(d.tail)
-	if !addedOrdered {
+	if !pl.ordered {
 		where := make(map[*graph.Node]nodeOrigin, len(nodes))
 		for i, n := range nodes {
 			where[n] = origins[i]

@@ -36,6 +36,10 @@ type Options struct {
 	// (executor.Evaluate in practice). Without it, candidates whose folds
 	// need an evaluation are rejected.
 	Eval Evaluator
+	// LazyHashNodes is the node count above which LazyCandidates leaves
+	// canonical hashes to be computed on demand (0:
+	// DefaultLazyHashNodes; negative: always).
+	LazyHashNodes int
 }
 
 // Engine is the rule-based Rewriter: it matches every rule of a rule set
@@ -51,7 +55,7 @@ type Engine struct {
 	noPrune bool
 }
 
-var _ Rewriter = (*Engine)(nil)
+var _ LazyRewriter = (*Engine)(nil)
 
 // NewEngine returns an engine for the rules of set (those named in
 // opts.Rules when given), in set order.
@@ -134,20 +138,49 @@ func (e *Engine) Candidates(g *graph.Graph) ([]Candidate, error) {
 
 // job is one match to apply.
 type job struct {
-	rule  int // index into e.rules
-	m     *rules.Match
-	pos   []int32
-	g     *graph.Graph
-	hash  graph.Hash
-	err   error
-	fold  FoldStats
-	apply time.Duration
-	hashT time.Duration
+	rule int // index into e.rules
+	m    *rules.Match
+	pos  []int32
+	g    *graph.Graph
+	dl   *delta
+	hash graph.Hash
+	// key is the change key (see key.go) and hashed says hash is set;
+	// keyed says key is set (lazy hashing).
+	key           graph.Hash
+	hashed, keyed bool
+	err           error
+	fold          FoldStats
+	apply, hashT  time.Duration
 }
 
 // CandidatesWithStats is Candidates that also reports per-rule counts and
 // where the time went.
 func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error) {
+	return e.generate(g, false)
+}
+
+// CandidatesLazy implements LazyRewriter (an Engine has no deferred
+// checks): each candidate holds what its rewrite changed and builds its
+// graph on Candidate.Materialize. The candidates, their order and their
+// rules are those of Candidates. Their canonical hashes are computed too
+// when g has at most Options.LazyHashNodes nodes; above that, duplicates
+// are found from change keys (see key.go) and only candidates sharing a
+// key are hashed, so that a generation costs what its rewrites change
+// rather than the graph's size times the number of candidates
+// (Candidate.GraphHash computes the others' on demand).
+func (e *Engine) CandidatesLazy(g *graph.Graph, _ bool) ([]Candidate, error) {
+	cands, _, err := e.generate(g, true)
+	return cands, err
+}
+
+// CandidatesLazyWithStats is CandidatesLazy with statistics.
+func (e *Engine) CandidatesLazyWithStats(g *graph.Graph) ([]Candidate, Stats, error) {
+	return e.generate(g, true)
+}
+
+// generate finds, applies and deduplicates the candidates of g, lazy or
+// built.
+func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error) {
 	t0 := time.Now()
 	st := Stats{Nodes: 0, Workers: e.opts.Workers}
 	if g == nil {
@@ -162,20 +195,27 @@ func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error)
 		return nil, st, err
 	}
 	st.Rules = make([]RuleStats, len(e.rules))
-	var jobs []*job
-	for i, pr := range e.rules {
+	// Match the rules on the workers, then list the matches in rule order.
+	found := make([][]found, len(e.rules))
+	inParallel(len(e.rules), e.opts.Workers, func(i int) {
+		pr := e.rules[i]
 		rs := &st.Rules[i]
-		rs.Rule = pr.r.Name
-		rs.Rejected = map[Reject]int{}
 		tm := time.Now()
 		fs, external, pruned := findMatchesPruned(gx, pr, !e.noPrune)
 		rs.MatchTime = time.Since(tm)
 		rs.Matches = len(fs)
 		rs.Pruned = pruned
+		rs.Rejected = map[Reject]int{}
 		if external > 0 {
 			rs.Rejected[RejectExternal] = external
 		}
-		for _, f := range keepOnePerNodeSet(fs) {
+		found[i] = fs
+	})
+	var jobs []*job
+	for i, pr := range e.rules {
+		rs := &st.Rules[i]
+		rs.Rule = pr.r.Name
+		for _, f := range keepOnePerNodeSet(found[i]) {
 			if f.m == nil {
 				rs.Rejected[RejectSymmetric]++
 				continue
@@ -186,29 +226,33 @@ func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error)
 	st.MatchTime = time.Since(t0)
 	// The input graph's digests, then apply and hash in parallel.
 	th := time.Now()
-	hb := newHashBase(gx)
-	baseHash := hb.hash
+	lazyHash := lazy && len(g.Nodes) > e.lazyHashNodes()
+	gen := &generation{gx: gx, hb: newHashBase(gx), inOrder: slices.Equal(gx.nodes, g.Nodes)}
+	baseHash := gen.hb.hash
 	st.HashTime = time.Since(th)
 	ta := time.Now()
-	work := make(chan *job)
-	var wg sync.WaitGroup
-	for w := 0; w < e.opts.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			st := newHashState(hb)
-			for j := range work {
-				e.run(hb, st, j)
+	e.parallel(jobs, func(ws *workerState, j *job) { e.run(gen, ws, j, lazy, lazyHash) })
+	if lazyHash {
+		// Candidates sharing a key with another one are hashed fully.
+		count := map[graph.Hash]int{}
+		for _, j := range jobs {
+			if j.err == nil {
+				count[j.key]++
 			}
-		}()
+		}
+		var ties []*job
+		for _, j := range jobs {
+			if j.err == nil && !j.hashed && count[j.key] > 1 {
+				ties = append(ties, j)
+			}
+		}
+		e.parallel(ties, func(_ *workerState, j *job) { hashDelta(j) })
 	}
-	for _, j := range jobs {
-		work <- j
-	}
-	close(work)
-	wg.Wait()
 	st.ApplyWall = time.Since(ta)
-	// Keep the first of each hash, in order.
+	if lazy {
+		gen.slim() // the lazy candidates outlive the generation
+	}
+	// Keep the first of each graph, in order.
 	seen := map[graph.Hash]bool{baseHash: true}
 	var out []Candidate
 	for _, j := range jobs {
@@ -220,17 +264,23 @@ func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error)
 			rs.Rejected[reasonOf(j.err)]++
 			continue
 		}
-		switch {
-		case j.hash == baseHash:
-			rs.Rejected[RejectUnchanged]++
-			continue
-		case seen[j.hash]:
-			rs.Rejected[RejectDuplicate]++
-			continue
+		if j.hashed {
+			switch {
+			case j.hash == baseHash:
+				rs.Rejected[RejectUnchanged]++
+				continue
+			case seen[j.hash]:
+				rs.Rejected[RejectDuplicate]++
+				continue
+			}
+			seen[j.hash] = true
 		}
-		seen[j.hash] = true
 		rs.Candidates++
-		out = append(out, Candidate{Graph: j.g, Rule: e.rules[j.rule].r.Name, Hash: j.hash})
+		c := Candidate{Graph: j.g, Rule: e.rules[j.rule].r.Name, Hash: j.hash}
+		if lazy {
+			c.Graph, c.lazy = nil, j.dl
+		}
+		out = append(out, c)
 	}
 	for i := range st.Rules {
 		st.Matches += st.Rules[i].Matches
@@ -244,28 +294,148 @@ func (e *Engine) CandidatesWithStats(g *graph.Graph) ([]Candidate, Stats, error)
 	return out, st, nil
 }
 
-// run applies one match and hashes the result.
-func (e *Engine) run(hb *hashBase, st *hashState, j *job) {
+// DefaultLazyHashNodes is the default of Options.LazyHashNodes.
+const DefaultLazyHashNodes = 4096
+
+// lazyHashNodes returns the node count above which lazy candidates are
+// keyed instead of hashed.
+func (e *Engine) lazyHashNodes() int {
+	switch {
+	case e.opts.LazyHashNodes == 0:
+		return DefaultLazyHashNodes
+	case e.opts.LazyHashNodes < 0:
+		return 0
+	}
+	return e.opts.LazyHashNodes
+}
+
+// inParallel calls f(i) for every i in [0, n) on workers goroutines.
+func inParallel(n, workers int, f func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				f(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// workerState is what one worker reuses from job to job: its draft
+// scratch and, for built candidates, its hash state.
+type workerState struct {
+	scratch draftScratch
+	hs      *hashState
+}
+
+// parallel runs f on every job on the engine's workers.
+func (e *Engine) parallel(jobs []*job, f func(*workerState, *job)) {
+	work := make(chan *job)
+	var wg sync.WaitGroup
+	for w := 0; w < e.opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ws workerState
+			for j := range work {
+				f(&ws, j)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+}
+
+// run applies one match and hashes or keys the result: built (lazy
+// false), lazy with its canonical hash, or lazy with its change key
+// (lazyHash).
+func (e *Engine) run(gen *generation, ws *workerState, j *job, lazy, lazyHash bool) {
 	t := time.Now()
+	d := newDraftOn(gen.gx, &ws.scratch)
+	d.memo = e.memo
+	d.eval = e.opts.Eval
+	rule := e.rules[j.rule].r.Name
 	defer func() {
+		d.release()
 		if r := recover(); r != nil {
-			j.g = nil
-			j.err = reject(RejectInternal, fmt.Errorf("rule %s: %v", e.rules[j.rule].r.Name, r))
+			j.g, j.dl = nil, nil
+			j.err = reject(RejectInternal, fmt.Errorf("rule %s: %v", rule, r))
 		}
 	}()
-	g, origins, ast, err := applyMatch(hb.gx, j.m, j.pos, e.opts.FoldBytes, e.memo, e.opts.Eval)
+	ast, err := applyMatch(d, j.m, j.pos, e.opts.FoldBytes)
 	j.fold = ast.fold
-	if err == nil && e.opts.MaxNodes > 0 && len(g.Nodes) > e.opts.MaxNodes {
-		err = reject(RejectSize, fmt.Errorf("%d nodes, cap %d", len(g.Nodes), e.opts.MaxNodes))
+	var pl placement
+	if err == nil {
+		pl, err = d.place()
+		err = cycleReject(rule, err)
+	}
+	if err == nil {
+		j.dl = capture(d, pl, gen)
+		if e.opts.MaxNodes > 0 && j.dl.nodes > e.opts.MaxNodes {
+			err = reject(RejectSize, fmt.Errorf("%d nodes, cap %d", j.dl.nodes, e.opts.MaxNodes))
+		}
+	}
+	if err == nil && (!lazy || !pl.ordered) {
+		// Built now: a Candidates result, or a rewrite whose order needs
+		// the whole graph (and may yet show a cycle).
+		_, _, err = j.dl.build()
+		err = cycleReject(rule, err)
 	}
 	j.apply = time.Since(t)
 	if err != nil {
-		j.err = err
+		j.err, j.dl = err, nil
 		return
 	}
 	t = time.Now()
-	j.g, j.hash = g, hb.candidateHash(st, g, origins)
+	switch {
+	case !lazy:
+		if ws.hs == nil {
+			ws.hs = newHashState(gen.hb)
+		}
+		g, origins, _ := j.dl.build()
+		j.g, j.hash, j.hashed = g, gen.hb.candidateHash(ws.hs, g, origins), true
+		j.dl = nil
+	case lazyHash:
+		var found int
+		var ok bool
+		if j.key, found, ok = j.dl.walkKey(); ok && found > 0 {
+			j.keyed = true
+			j.dl.key, j.dl.keyed, j.dl.walked = j.key, true, true
+		} else {
+			hashDelta(j) // possibly equal to g, or a key the walk cannot tell
+		}
+	default:
+		if j.hash, j.err = j.dl.canonicalHash(); j.err != nil {
+			j.dl = nil
+		} else {
+			j.hashed = true
+		}
+	}
 	j.hashT = time.Since(t)
+}
+
+// hashDelta sets j's canonical hash and exact change key from its delta.
+func hashDelta(j *job) {
+	t := time.Now()
+	h, key, err := j.dl.hashAndKey()
+	if err != nil {
+		j.err, j.dl = err, nil
+		return
+	}
+	j.hash, j.key, j.hashed, j.keyed = h, key, true, true
+	j.dl.key, j.dl.keyed = key, true
+	j.hashT += time.Since(t)
 }
 
 // keepOnePerNodeSet returns fs with the matches that cover the same graph

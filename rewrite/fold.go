@@ -134,7 +134,7 @@ func (d *draft) node(r nodeRef) *graph.Node {
 
 func (d *draft) remove(r nodeRef) {
 	if r.p >= 0 {
-		d.slot[r.p] = nil
+		d.setSlot(r.p, nil)
 	} else {
 		d.added[r.a] = nil
 	}

@@ -37,6 +37,11 @@ func FusionForms(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: FusionForms: nil graph")
 	}
+	if !hasDefaultOp(g, "Erf", "ReduceMean", "Mul") {
+		// Every form below rewrites an Erf, a ReduceMean or a Mul, or
+		// (GELU's half into a weight) reads one.
+		return g, false, nil
+	}
 	c := g.Clone()
 	f := &formFixer{attnFuser: &attnFuser{g: c, prod: c.Producers(), cons: c.Consumers(), names: c.Names()}, drop: map[*graph.Node]bool{}}
 	for _, v := range c.Outputs {

@@ -22,7 +22,6 @@ import (
 
 // hashBase holds the digests of an indexed graph.
 type hashBase struct {
-	gx *gindex
 	// vid numbers the graph inputs, the constants nodes read and the node
 	// outputs; baseH holds their digests.
 	vid   map[*graph.Value]int32
@@ -57,6 +56,11 @@ type hashState struct {
 	skip    []bool // by rank in hb.sorted
 	added   []graph.Hash
 	buf     enc
+	outs    [1]graph.Hash
+	// keyOf, when set, makes candidateHash also collect the candidate's
+	// change key (see key.go) in minNew.
+	keyOf  *generation
+	minNew []graph.Hash
 }
 
 func newHashState(hb *hashBase) *hashState {
@@ -80,6 +84,7 @@ func (s *hashState) reset() {
 	clear(s.kept)
 	clear(s.skip)
 	s.added = s.added[:0]
+	s.minNew = s.minNew[:0]
 }
 
 func (s *hashState) lookup(v *graph.Value) (graph.Hash, bool) {
@@ -125,15 +130,28 @@ func (s *hashState) value(v *graph.Value) graph.Hash {
 	if h, ok := s.lookup(v); ok {
 		return h
 	}
-	var e enc
-	if v.Const != nil {
-		e = enc(nil).Str("const").ValueType(v).Tensor(v.Const)
-	} else {
-		e = enc(nil).Str("dangling").ValueType(v)
-	}
-	h := graph.Hash(sha256.Sum256(e))
+	h := leafDigest(v)
 	s.set(v, h)
 	return h
+}
+
+// inputDigest digests graph input i.
+func inputDigest(i int, in *graph.Value) graph.Hash {
+	e := enc(nil).Str("input").U64(uint64(i)).ValueType(in)
+	if in.Const != nil {
+		e = e.Tensor(in.Const)
+	}
+	return sha256.Sum256(e)
+}
+
+// leafDigest digests a value that no node of the graph produces and that
+// is not a graph input: a constant by content, otherwise a dangling value
+// by type.
+func leafDigest(v *graph.Value) graph.Hash {
+	if v.Const != nil {
+		return sha256.Sum256(enc(nil).Str("const").ValueType(v).Tensor(v.Const))
+	}
+	return sha256.Sum256(enc(nil).Str("dangling").ValueType(v))
 }
 
 // node digests n (with the given prefix) and records its outputs'
@@ -144,30 +162,39 @@ func (s *hashState) node(n *graph.Node, prefix []byte) graph.Hash {
 	for _, in := range n.Inputs {
 		e = e.Digest(s.value(in))
 	}
-	e = e.U64(uint64(len(n.Outputs)))
-	nd := graph.Hash(sha256.Sum256(e))
+	var nd graph.Hash
+	e, nd = finishNode(e, n)
 	for i, o := range n.Outputs {
-		if o == nil {
-			continue
+		if o != nil {
+			e, s.outs[0] = outputDigest(e, nd, i, o)
+			s.set(o, s.outs[0])
 		}
-		e = enc(e[:0]).Digest(nd).U64(uint64(i)).ValueType(o)
-		s.set(o, sha256.Sum256(e))
 	}
 	s.buf = e
 	return nd
 }
 
+// finishNode ends the encoding e of n's digest (its prefix and input
+// digests) and returns the digest; e's buffer is returned for reuse.
+func finishNode(e enc, n *graph.Node) (enc, graph.Hash) {
+	e = e.U64(uint64(len(n.Outputs)))
+	return e, sha256.Sum256(e)
+}
+
+// outputDigest returns the digest of output i (value o) of the node with
+// digest nd, reusing e's buffer.
+func outputDigest(e enc, nd graph.Hash, i int, o *graph.Value) (enc, graph.Hash) {
+	e = enc(e[:0]).Digest(nd).U64(uint64(i)).ValueType(o)
+	return e, sha256.Sum256(e)
+}
+
 // newHashBase digests the indexed graph.
 func newHashBase(gx *gindex) *hashBase {
 	n := len(gx.nodes)
-	hb := &hashBase{gx: gx, nd: make([]graph.Hash, n), prefix: make([][]byte, n)}
+	hb := &hashBase{nd: make([]graph.Hash, n), prefix: make([][]byte, n)}
 	st := newHashState(nil)
 	for i, in := range gx.g.Inputs {
-		e := enc(nil).Str("input").U64(uint64(i)).ValueType(in)
-		if in.Const != nil {
-			e = e.Tensor(in.Const)
-		}
-		st.set(in, sha256.Sum256(e))
+		st.set(in, inputDigest(i, in))
 	}
 	for p, nd := range gx.nodes {
 		hb.prefix[p] = nodePrefix(nd)
@@ -259,7 +286,11 @@ func (hb *hashBase) candidateHash(st *hashState, g *graph.Graph, origins []nodeO
 		} else {
 			prefix = nodePrefix(n)
 		}
-		st.added = append(st.added, st.node(n, prefix))
+		nd := st.node(n, prefix)
+		st.added = append(st.added, nd)
+		if st.keyOf != nil {
+			st.noteNew(n, nd)
+		}
 	}
 	removed := 0
 	for p, k := range st.kept {

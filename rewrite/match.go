@@ -23,7 +23,8 @@ type prule struct {
 	// isSrcOut[pnode][output] marks the source outputs.
 	isSrcOut [][]bool
 	// mixing: a match whose parts are on one path always makes a cycle
-	// (see mixesParts), so scans for a later part skip such nodes.
+	// (see mixesParts), so scans and consumer steps for a later part skip
+	// such nodes.
 	mixing bool
 }
 
@@ -89,7 +90,7 @@ type matcher struct {
 	out      []found
 	external int // matches rejected because an internal value escapes
 	// prune enables skipping related nodes for mixing rules; pruned
-	// counts the scan positions skipped.
+	// counts the scan and consumer positions skipped.
 	prune  bool
 	pruned int
 }
@@ -163,7 +164,7 @@ func (mt *matcher) step(i int) {
 		if v == nil {
 			return
 		}
-		for _, p := range mt.gx.consumers[v] {
+		for _, p := range mt.consumerCandidates(v, st.Node.Op) {
 			mt.tryNode(i, st.Node, p)
 		}
 	}
@@ -177,9 +178,34 @@ func (mt *matcher) scanCandidates(i int, op string) []int32 {
 	if !mt.prune || i == 0 {
 		return all
 	}
+	return mt.unrelatedToBound(op, all, nil)
+}
+
+// consumerCandidates returns the positions a consumer step for a node of
+// op tries: every reader of v, or, when pruning a later part of a mixing
+// rule, the readers unrelated to every node bound so far.
+func (mt *matcher) consumerCandidates(v *graph.Value, op string) []int32 {
+	readers := mt.gx.consumers[v]
+	if !mt.prune {
+		return readers
+	}
+	return mt.unrelatedToBound(op, readers, v)
+}
+
+// fewReaders is the reader count up to which a pruned consumer step tests
+// each reader for reachability; above it, it lists the nodes of the op
+// unrelated to the first bound node and keeps those that read the value
+// (a weight read along a whole chain has as many readers as the chain
+// has blocks, and all are related).
+const fewReaders = 64
+
+// unrelatedToBound returns the positions of list (ascending: the nodes of
+// op when v is nil, else the readers of v) that neither reach nor are
+// reached by a bound node, and counts the others in mt.pruned.
+func (mt *matcher) unrelatedToBound(op string, list []int32, v *graph.Value) []int32 {
 	ri := mt.gx.reachability()
 	if ri == nil {
-		return all
+		return list
 	}
 	first := int32(-1)
 	for _, q := range mt.pos {
@@ -189,12 +215,31 @@ func (mt *matcher) scanCandidates(i int, op string) []int32 {
 		}
 	}
 	if first < 0 {
-		return all
+		return list
 	}
-	out := ri.unrelated(op, all, first)
-	bound := 0 // bound nodes with the op, neither tried nor pruned
+	var out []int32
+	switch {
+	case v == nil:
+		out = ri.unrelated(op, list, first)
+	case len(list) <= fewReaders:
+		for _, p := range list {
+			if p != first && !ri.related(first, p) {
+				out = append(out, p)
+			}
+		}
+	default:
+		for _, p := range ri.unrelated(op, mt.gx.byOp[op], first) {
+			if reads(mt.gx.nodes[p], v) {
+				out = append(out, p)
+			}
+		}
+	}
+	bound := 0 // bound nodes of list, neither tried nor pruned
 	for _, q := range mt.pos {
-		if q >= 0 && mt.gx.nodes[q].Op == op {
+		if q < 0 {
+			continue
+		}
+		if n := mt.gx.nodes[q]; (v == nil && n.Op == op) || (v != nil && reads(n, v)) {
 			bound++
 		}
 	}
@@ -211,7 +256,7 @@ func (mt *matcher) scanCandidates(i int, op string) []int32 {
 			keep = append(keep, p)
 		}
 	}
-	mt.pruned += len(all) - len(keep) - bound
+	mt.pruned += len(list) - len(keep) - bound
 	return keep
 }
 

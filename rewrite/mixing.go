@@ -3,16 +3,18 @@ package rewrite
 import "github.com/xrl-dev/xrl/rules"
 
 // mixesParts reports whether rewriting a match of r can only succeed when
-// no matched node reaches another matched node: r's source has parts that
-// share no variable (rules.Rule.Disconnected), each source node is an op
-// with one output that is a source output and reads only tensor
-// variables (no other source node, no constant input written in
-// brackets), and every target output depends on every tensor variable. A
-// path from one matched node to another then leaves through a source
-// output and enters through a variable, and the target closes it into a
-// cycle.
+// no matched node reaches another matched node: r's source has more than
+// one node, each source node is an op with one output that is a source
+// output and reads only tensor variables (no other source node, no
+// constant input written in brackets), and every target output depends on
+// every tensor variable. A path from one matched node to another then
+// leaves through a source output and enters through a variable (not one
+// both nodes read: that variable would depend on itself), and the target
+// closes it into a cycle. Parts may share variables: matmul-merge-rows'
+// two MatMuls read one weight, and on a graph that reuses a weight along a
+// chain nearly all of its pairs lie on one path.
 func mixesParts(r *rules.Rule) bool {
-	if !r.Disconnected {
+	if len(r.Source.Nodes) < 2 {
 		return false
 	}
 	isOut := make([]bool, len(r.Source.Nodes))

@@ -113,8 +113,8 @@ func (w *WithPasses) Failures() (map[string]int, error) {
 }
 
 var (
-	_ Rewriter         = (*WithPasses)(nil)
 	_ DeferredRewriter = (*WithPasses)(nil)
+	_ LazyRewriter     = (*WithPasses)(nil)
 )
 
 // Candidates implements Rewriter: every pass result offered has passed
@@ -131,9 +131,32 @@ func (w *WithPasses) CandidatesDeferred(g *graph.Graph) ([]Candidate, error) {
 	return w.candidates(g, true)
 }
 
+// CandidatesLazy implements LazyRewriter: the pass results as in
+// Candidates or CandidatesDeferred, then Base's candidates, lazy when Base
+// is a LazyRewriter.
+func (w *WithPasses) CandidatesLazy(g *graph.Graph, deferred bool) ([]Candidate, error) {
+	return w.candidatesOf(g, deferred, true)
+}
+
 func (w *WithPasses) candidates(g *graph.Graph, deferred bool) ([]Candidate, error) {
+	return w.candidatesOf(g, deferred, false)
+}
+
+func (w *WithPasses) candidatesOf(g *graph.Graph, deferred, lazy bool) ([]Candidate, error) {
+	// The base's candidates come first when lazy: the engine digests g
+	// anyway, and its candidates carry g's canonical hash.
+	var base []Candidate
+	if w.Base != nil && lazy {
+		var err error
+		if base, err = CandidatesOfLazy(w.Base, g, false); err != nil {
+			return nil, err
+		}
+	}
+	in, ok := baseHash(base)
+	if !ok {
+		in = g.CanonicalHash()
+	}
 	var out []Candidate
-	in := g.CanonicalHash()
 	seen := map[graph.Hash]bool{in: true}
 	for _, p := range w.Passes {
 		c, err := w.applyMemo(p, g, in, deferred)
@@ -153,19 +176,80 @@ func (w *WithPasses) candidates(g *graph.Graph, deferred bool) ([]Candidate, err
 		seen[c.Hash] = true
 		out = append(out, *c)
 	}
-	if w.Base != nil {
-		base, err := w.Base.Candidates(g)
-		if err != nil {
+	if w.Base == nil {
+		return out, nil
+	}
+	if !lazy {
+		var err error
+		if base, err = w.Base.Candidates(g); err != nil {
 			return nil, err
 		}
-		for _, c := range base {
-			if h := c.GraphHash(); !seen[h] {
-				seen[h] = true
-				out = append(out, c)
-			}
+	}
+	passes := newPassMatcher(out)
+	for _, c := range base {
+		if !passes.mayEqual(c) {
+			out = append(out, c) // differs from g and from every pass result
+			continue
+		}
+		if h := c.GraphHash(); !seen[h] {
+			seen[h] = true
+			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// baseHash returns the canonical hash of the graph lazy candidates were
+// generated from, when one of cands is lazy.
+func baseHash(cands []Candidate) (graph.Hash, bool) {
+	for _, c := range cands {
+		if c.lazy != nil {
+			return c.lazy.gen.hb.hash, true
+		}
+	}
+	return graph.Hash{}, false
+}
+
+// passMatcher tells which candidates of a base rewriter may equal a pass
+// result, without hashing a lazy candidate whose change key shows it
+// cannot (see key.go): the base's candidates differ from the graph and
+// from each other already.
+type passMatcher struct {
+	results []Candidate
+	// keys holds each result's change key against a generation, computed
+	// when a candidate of that generation has the result's node count.
+	gen  *generation
+	keys []graph.Hash
+}
+
+func newPassMatcher(results []Candidate) *passMatcher {
+	return &passMatcher{results: results}
+}
+
+// mayEqual reports whether c may equal a pass result.
+func (pm *passMatcher) mayEqual(c Candidate) bool {
+	if len(pm.results) == 0 {
+		return false
+	}
+	dl := c.lazy
+	if c.Graph != nil || dl == nil || !dl.keyed || c.Hash != (graph.Hash{}) {
+		return true // hashed already, or no key: compare hashes
+	}
+	if pm.gen != dl.gen {
+		pm.gen, pm.keys = dl.gen, make([]graph.Hash, len(pm.results))
+	}
+	for i, r := range pm.results {
+		if len(r.Graph.Nodes) != dl.nodes {
+			continue
+		}
+		if pm.keys[i] == (graph.Hash{}) {
+			pm.keys[i] = dl.gen.graphKey(r.Graph)
+		}
+		if pm.keys[i] == dl.key {
+			return true
+		}
+	}
+	return false
 }
 
 // applyMemo is apply, remembered per pass and input graph hash. Unless

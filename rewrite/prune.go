@@ -33,6 +33,16 @@ func PruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: PruneDead: nil graph")
 	}
+	if !hasDefaultOp(g, "Slice", "Gather") {
+		// Only a Slice or a Gather reads part of a tensor; without one
+		// every box is whole and nothing is pruned.
+		return g, false, nil
+	}
+	return pruneDead(g)
+}
+
+// pruneDead is PruneDead on a graph that may narrow a demand.
+func pruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 	demand, err := demandRegions(g)
 	if err != nil {
 		return nil, false, err

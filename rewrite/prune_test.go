@@ -6,6 +6,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
+	"github.com/xrl-dev/xrl/models"
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
@@ -176,4 +177,27 @@ func builtInferred(t *testing.T, b *graph.Builder) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// TestPruneDeadNeedsSliceOrGather runs the whole pruning on every zoo model
+// and a chain without a Slice or a Gather: none of them changes, as
+// PruneDead assumes when it skips such graphs.
+func TestPruneDeadNeedsSliceOrGather(t *testing.T) {
+	graphs := map[string]*graph.Graph{"chain": reluChain(t, 40)}
+	for _, name := range models.Names() {
+		graphs[name] = zooGraph(t, name)
+	}
+	checked := 0
+	for name, g := range graphs {
+		if hasDefaultOp(g, "Slice", "Gather") {
+			continue
+		}
+		checked++
+		if _, changed, err := pruneDead(g); err != nil || changed {
+			t.Errorf("%s: pruning without a Slice or a Gather changed the graph (%v)", name, err)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no graph without a Slice or a Gather")
+	}
 }

@@ -3,6 +3,7 @@ package rewrite
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // reachIndex answers "does node a reach node b" in O(1) for the nodes of
@@ -29,7 +30,9 @@ type reachIndex struct {
 	// proper ancestor (-1: none).
 	desc, anc []int32
 	// byOpChain[op][c] holds the chain indices of the op's nodes in chain
-	// c, ascending (built on first use by the single matching goroutine).
+	// c, ascending (built on first use, under mu: rules are matched on
+	// several goroutines).
+	mu        sync.Mutex
 	byOpChain map[string][][]int32
 }
 
@@ -116,6 +119,7 @@ func (ri *reachIndex) related(a, b int32) bool {
 // (positions of one op, ascending, as gindex.byOp holds them) that are
 // unrelated to a (neither reach the other), a excluded.
 func (ri *reachIndex) unrelated(op string, ops []int32, a int32) []int32 {
+	ri.mu.Lock()
 	per, ok := ri.byOpChain[op]
 	if !ok {
 		per = make([][]int32, ri.k)
@@ -125,6 +129,7 @@ func (ri *reachIndex) unrelated(op string, ops []int32, a int32) []int32 {
 		}
 		ri.byOpChain[op] = per
 	}
+	ri.mu.Unlock()
 	var out []int32
 	off := int(a) * ri.k
 	for c, list := range per {

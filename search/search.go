@@ -4,11 +4,13 @@ import (
 	"container/heap"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/xrl-dev/xrl/evolve"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/nodecost"
 	"github.com/xrl-dev/xrl/rewrite"
 )
 
@@ -49,19 +51,64 @@ type Problem struct {
 	Model    *graph.Model
 	Rewriter rewrite.Rewriter
 	Latency  measure.LatencyModel
+	// NodeTimes, when set, is Latency's per-node view: Latency must be
+	// the sum of its node times over the nodes that do not compute from
+	// constants only (measure.CostModel, behind its cache). Best-first and
+	// greedy search then score lazy candidates from what they change
+	// (see package nodecost).
+	NodeTimes *nodecost.Timer
+}
+
+// modelOf returns the problem's model around graph g.
+func (p *Problem) modelOf(g *graph.Graph) *graph.Model {
+	m := *p.Model
+	m.Graph = g
+	return &m
 }
 
 // latency scores g, whose canonical hash is h (zero: unknown; a
 // candidate's is known, so a caching latency model need not hash it).
 func (p *Problem) latency(g *graph.Graph, h graph.Hash, res *Result) (time.Duration, error) {
-	m := *p.Model
-	m.Graph = g
 	res.Evaluations++
-	st, err := measure.LatencyKnownHash(p.Latency, &m, h)
+	st, err := measure.LatencyKnownHash(p.Latency, p.modelOf(g), h)
 	if err != nil {
 		return 0, err
 	}
 	return st.Median, nil
+}
+
+// expansion is a graph whose candidates are being scored, with its node
+// times when the problem has NodeTimes.
+type expansion struct {
+	base *nodecost.Base
+}
+
+// expand prepares the scoring of g's candidates (g has latency lat).
+func (p *Problem) expand(g *graph.Graph, lat time.Duration) (*expansion, error) {
+	if p.NodeTimes == nil {
+		return &expansion{}, nil
+	}
+	b, err := p.NodeTimes.Base(p.modelOf(g), lat)
+	if err != nil {
+		return nil, err
+	}
+	return &expansion{base: b}, nil
+}
+
+// candidateLatency scores candidate c of the expanded graph: from its
+// change when NodeTimes allows, else on its graph.
+func (p *Problem) candidateLatency(x *expansion, c rewrite.Candidate, res *Result) (time.Duration, error) {
+	if x.base != nil {
+		l, ok, err := x.base.Latency(c)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			res.Evaluations++
+			return l, nil
+		}
+	}
+	return p.latency(c.Materialize(), c.Hash, res)
 }
 
 // start begins a run of the named algorithm: it defaults o.Budget to budget
@@ -102,14 +149,14 @@ func (p *Problem) search(name string, o *Options, budget int, body func(res *Res
 // caller (Candidate.Verify), who must run them through use before using a
 // candidate.
 func (p *Problem) candidates(g *graph.Graph, res *Result, limit int, deferred bool) ([]rewrite.Candidate, error) {
-	cands, err := rewrite.CandidatesOf(p.Rewriter, g, deferred)
+	cands, err := rewrite.CandidatesOfLazy(p.Rewriter, g, deferred)
 	if err != nil {
 		return nil, err
 	}
 	kept := cands[:0:0]
 	for _, c := range cands {
 		res.rule(c.Rule).Candidates++
-		if limit <= 0 || len(c.Graph.Nodes) <= limit {
+		if limit <= 0 || c.NumNodes() <= limit {
 			kept = append(kept, c)
 		}
 	}
@@ -159,7 +206,7 @@ func limitReached(res *Result, o Options, t0 time.Time) bool {
 // that step picks among cur's candidates, until the budget or the time limit
 // is spent, cur has no candidates or step returns nil; it records the stop
 // reason (except step's own) and reports progress after every move.
-func (p *Problem) walk(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int, deferred bool, step func([]rewrite.Candidate) (*graph.Graph, error)) error {
+func (p *Problem) walk(cur *graph.Graph, res *Result, o Options, t0 time.Time, limit int, deferred bool, step func(*graph.Graph, []rewrite.Candidate) (*graph.Graph, error)) error {
 	for !limitReached(res, o, t0) {
 		cands, err := p.candidates(cur, res, limit, deferred)
 		if err != nil {
@@ -169,7 +216,7 @@ func (p *Problem) walk(cur *graph.Graph, res *Result, o Options, t0 time.Time, l
 			res.StopReason = StopNoCandidates
 			return nil
 		}
-		if cur, err = step(cands); err != nil || cur == nil {
+		if cur, err = step(cur, cands); err != nil || cur == nil {
 			return err
 		}
 		if o.Progress != nil {
@@ -185,10 +232,14 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 	return p.search("greedy", &o, 1000, func(res *Result, t0 time.Time, limit int) ([]string, error) {
 		curLat := res.InitialLatency
 		var path []string
-		err := p.walk(p.Model.Graph, res, o, t0, limit, true, func(cands []rewrite.Candidate) (*graph.Graph, error) {
+		err := p.walk(p.Model.Graph, res, o, t0, limit, true, func(cur *graph.Graph, cands []rewrite.Candidate) (*graph.Graph, error) {
+			x, err := p.expand(cur, curLat)
+			if err != nil {
+				return nil, err
+			}
 			lats := make([]time.Duration, len(cands))
 			for i, c := range cands {
-				l, err := p.latency(c.Graph, c.Hash, res)
+				l, err := p.candidateLatency(x, c, res)
 				if err != nil {
 					return nil, fmt.Errorf("greedy: candidate of rule %s: %w", c.Rule, err)
 				}
@@ -227,22 +278,46 @@ func Greedy(p *Problem, o Options) (*Result, error) {
 			curLat = bestLat
 			path = append(path, cands[bestI].Rule)
 			res.Steps++
-			res.Best, res.BestLatency = cands[bestI].Graph, curLat
+			res.Best, res.BestLatency = cands[bestI].Materialize(), curLat
 			return res.Best, nil
 		})
 		return path, err
 	})
 }
 
-// queued is a graph waiting in the best-first queue.
+// queued is a graph waiting in the best-first queue: the start graph (g)
+// or a candidate (built when popped).
 type queued struct {
 	g    *graph.Graph
-	lat  time.Duration
-	path []string
-	seq  int // insertion order, to break ties deterministically
-	// cand, when its Verify is set, is the candidate g came from, whose
-	// check is deferred until g is popped.
 	cand rewrite.Candidate
+	lat  time.Duration
+	path *step
+	seq  int // insertion order, to break ties deterministically
+}
+
+// step is one rule of a path from the start graph, linked to the rules
+// before it (queued graphs share their parents' paths).
+type step struct {
+	rule string
+	prev *step
+}
+
+// rules returns the path's rules from the start.
+func (s *step) rules() []string {
+	var out []string
+	for ; s != nil; s = s.prev {
+		out = append(out, s.rule)
+	}
+	slices.Reverse(out)
+	return out
+}
+
+// graph returns the queued graph.
+func (q *queued) graph() *graph.Graph {
+	if q.g != nil {
+		return q.g
+	}
+	return q.cand.Materialize()
 }
 
 type pq []*queued
@@ -259,6 +334,7 @@ func (q *pq) Push(x any)   { *q = append(*q, x.(*queued)) }
 func (q *pq) Pop() any {
 	old := *q
 	x := old[len(old)-1]
+	old[len(old)-1] = nil
 	*q = old[:len(old)-1]
 	return x
 }
@@ -269,15 +345,25 @@ func (q *pq) Pop() any {
 // itself is counted) and whose size is within
 // MaxGrowth x the start's; it stops when the queue is empty or after
 // Budget pops.
+//
+// A candidate is dropped when an earlier candidate had its canonical
+// hash. A lazy candidate of a large graph comes without its hash (rewrite.Engine.CandidatesLazy): it is queued, and
+// when popped it is skipped if an equal graph was expanded before. Equal
+// graphs have equal latencies and the earlier one pops first, so the
+// search goes as with every hash known, except that such duplicates count
+// among the latency queries.
 func BestFirst(p *Problem, o Options) (*Result, error) {
 	if o.Alpha <= 0 {
 		o.Alpha = 1.05
 	}
 	return p.search("taso", &o, 100, func(res *Result, t0 time.Time, limit int) ([]string, error) {
-		seen := map[graph.Hash]bool{p.Model.Graph.CanonicalHash(): true}
+		start := p.Model.Graph.CanonicalHash()
+		generated := map[graph.Hash]bool{start: true}
+		expanded := map[graph.Hash]bool{}
 		q := &pq{{g: p.Model.Graph, lat: res.InitialLatency}}
 		seq := 1
-		var bestPath []string
+		var bestPath *step
+		var best *rewrite.Candidate
 		for {
 			if q.Len() == 0 {
 				res.StopReason = StopQueueEmpty
@@ -287,45 +373,64 @@ func BestFirst(p *Problem, o Options) (*Result, error) {
 				break
 			}
 			item := heap.Pop(q).(*queued)
+			h := start
+			if item.g == nil {
+				h = item.cand.GraphHash()
+			}
+			if expanded[h] {
+				continue // an equal graph was expanded (see above)
+			}
+			expanded[h] = true
 			if !use(&item.cand, res) {
 				continue // checks up front would never have queued it
 			}
 			res.Steps++
+			g := item.graph()
+			x, err := p.expand(g, item.lat)
+			if err != nil {
+				return nil, err
+			}
 			// A candidate's check is deferred until it is popped or becomes
 			// the best: most queued graphs are never popped.
-			cands, err := p.candidates(item.g, res, limit, true)
+			cands, err := p.candidates(g, res, limit, true)
 			if err != nil {
 				return nil, err
 			}
 			for _, c := range cands {
-				h := c.GraphHash()
-				if seen[h] {
-					continue
+				if c.Graph != nil || c.Hash != (graph.Hash{}) {
+					h := c.GraphHash()
+					if generated[h] {
+						continue
+					}
+					generated[h] = true
 				}
-				seen[h] = true
-				l, err := p.latency(c.Graph, c.Hash, res)
+				l, err := p.candidateLatency(x, c, res)
 				if err != nil {
 					return nil, fmt.Errorf("taso: candidate of rule %s: %w", c.Rule, err)
 				}
-				path := append(append([]string(nil), item.path...), c.Rule)
+				path := &step{rule: c.Rule, prev: item.path}
 				// Compared with the best before this candidate, so that a new
 				// best graph is always queued, even with Alpha = 1.
 				if float64(l) < o.Alpha*float64(res.BestLatency) {
 					if l < res.BestLatency && !use(&c, res) {
 						continue
 					}
-					heap.Push(q, &queued{g: c.Graph, lat: l, path: path, seq: seq, cand: c})
+					heap.Push(q, &queued{cand: c, lat: l, path: path, seq: seq})
 					seq++
 				}
 				if l < res.BestLatency {
-					res.Best, res.BestLatency, bestPath = c.Graph, l, path
+					res.BestLatency, bestPath = l, path
+					best = &c
 				}
 			}
 			if o.Progress != nil {
 				o.Progress(res.Steps, res.BestLatency)
 			}
 		}
-		return bestPath, nil
+		if best != nil {
+			res.Best = best.Materialize()
+		}
+		return bestPath.rules(), nil
 	})
 }
 
@@ -336,19 +441,20 @@ func RandomWalk(p *Problem, o Options) (*Result, error) {
 		rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
 		var path, bestPath []string
 		// Checked candidates: a random pick must not depend on checks.
-		err := p.walk(p.Model.Graph, res, o, t0, limit, false, func(cands []rewrite.Candidate) (*graph.Graph, error) {
+		err := p.walk(p.Model.Graph, res, o, t0, limit, false, func(_ *graph.Graph, cands []rewrite.Candidate) (*graph.Graph, error) {
 			c := cands[rng.IntN(len(cands))]
 			path = append(path, c.Rule)
 			res.Steps++
-			l, err := p.latency(c.Graph, c.Hash, res)
+			g := c.Materialize()
+			l, err := p.latency(g, c.Hash, res)
 			if err != nil {
 				return nil, fmt.Errorf("random: %w", err)
 			}
 			if l < res.BestLatency {
-				res.Best, res.BestLatency = c.Graph, l
+				res.Best, res.BestLatency = g, l
 				bestPath = append([]string(nil), path...)
 			}
-			return c.Graph, nil
+			return g, nil
 		})
 		return bestPath, err
 	})

@@ -32,7 +32,9 @@ func NewCmdModelsList(s IO, runF func(*modelsListOptions) error) *cobra.Command 
 		Long: `list builds every model of the zoo at the chosen preset and prints its sizes,
 node count, parameter count and FLOPs (2 per multiply-add). Presets: "cpu" (same
 structure as the paper, sized for 5-50 ms on 2 CPU cores) and "paper" (the sizes of
-the X-RLflow / TASO benchmarks; building them takes a while).`,
+the X-RLflow / TASO benchmarks; building them takes a while). The scale graphs
+follow the benchmark networks: resmlp has 1,000 nodes at cpu and 50,000 at paper
+(--layers sets its blocks, 4 nodes each).`,
 		Args: cobra.NoArgs,
 	}, opts, func(c *cobra.Command, args []string) error {
 		if opts.Preset != models.PresetCPU && opts.Preset != models.PresetPaper {
@@ -47,7 +49,7 @@ the X-RLflow / TASO benchmarks; building them takes a while).`,
 func modelsListRun(o *modelsListOptions) error {
 	tw := tabwriter.NewWriter(o.IO.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "MODEL\tPRESET %s SIZES\tNODES\tPARAMS\tFLOPS\tDESCRIPTION\n", o.Preset)
-	for _, spec := range models.List() {
+	for _, spec := range append(models.List(), models.ScaleGraphs()...) {
 		sizes, err := spec.Sizes(o.Preset)
 		if err != nil {
 			return err

@@ -37,6 +37,14 @@ func usagef(format string, args ...any) error {
 
 // NewRootCmd builds the xrl command tree writing to streams.
 func NewRootCmd(s IO) *cobra.Command {
+	root, _ := newRootCmd(s)
+	return root
+}
+
+// newRootCmd is NewRootCmd that also returns the profiling flags, whose
+// profiles Main finishes once the command has run.
+func newRootCmd(s IO) (*cobra.Command, *profileOptions) {
+	prof := &profileOptions{}
 	root := &cobra.Command{
 		Use:   "xrl",
 		Short: "Superoptimise ONNX models with verified graph rewrites",
@@ -46,9 +54,13 @@ real latency, and exports a faster model that computes the same function.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
-			return checkNumericFlags(c)
+			if err := checkNumericFlags(c); err != nil {
+				return err
+			}
+			return prof.start()
 		},
 	}
+	prof.bind(root)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
@@ -69,7 +81,7 @@ real latency, and exports a faster model that computes the same function.`,
 		NewCmdTrain(s, nil),
 		NewCmdRegal(s),
 	)
-	return root
+	return root, prof
 }
 
 // Main runs xrl with args and returns the process exit code. Panics are
@@ -87,9 +99,12 @@ func Main(args []string, in io.Reader, out, errOut io.Writer) (code int) {
 			code = exitInternal
 		}
 	}()
-	root := NewRootCmd(IO{In: in, Out: out, Err: errOut})
+	root, prof := newRootCmd(IO{In: in, Out: out, Err: errOut})
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	if perr := prof.stop(); perr != nil && err == nil {
+		err = perr
+	}
 	if err == nil {
 		return exitOK
 	}
