@@ -7,54 +7,52 @@ import (
 )
 
 func init() {
-	registerKernel(newAttentionKernel, kernelKey(graph.MicrosoftDomain, "Attention"))
+	registerKernel(newAttentionKernel, kernelKey(graph.MicrosoftDomain, "Attention"), kernelKey(graph.MicrosoftDomain, "MultiHeadAttention"))
 }
 
-// attentionKernel is ONNX Runtime's com.microsoft Attention in the form
-// graph.AttentionShape accepts: a packed QKV projection, then per batch
-// and head softmax(scale * Q K^T + attention_bias) V, accumulated in
-// float64.
+// attentionKernel is ONNX Runtime's com.microsoft Attention and
+// MultiHeadAttention in the forms graph.AttentionShape and
+// graph.MultiHeadAttentionShape accept: Q, K and V from a packed
+// projection of the input (Attention) or from query, key and value plus
+// their parts of bias (MultiHeadAttention), then attnCore, in float64.
 type attentionKernel struct {
-	d     graph.AttentionDims
-	scale float64
-	// biasB and biasH are 1 when attention_bias broadcasts over batches
-	// or heads (0 strides), else the sizes.
-	biasB, biasH int
+	core attnCore
+	// packed holds Attention's sizes; nil for MultiHeadAttention.
+	packed *graph.AttentionDims
+	mha    graph.MultiHeadAttentionDims
 }
 
 func newAttentionKernel(ni *nodeInfo) (kernel, error) {
 	if !isFloatDT(ni.in(0).dt) {
-		return nil, errDType("Attention", ni.in(0).dt)
+		return nil, errDType(ni.node.Op, ni.in(0).dt)
+	}
+	if ni.node.Op == "MultiHeadAttention" {
+		d, err := graph.MultiHeadAttentionShape(ni.node)
+		if err != nil {
+			return nil, err
+		}
+		core, err := newAttnCore(ni, 4, d.Batch, d.Seq, d.KVSeq, d.Heads, d.Hidden/d.Heads, d.VHidden/d.Heads)
+		return &attentionKernel{core: core, mha: d}, err
 	}
 	d, err := graph.AttentionShape(ni.node)
 	if err != nil {
 		return nil, err
 	}
-	k := &attentionKernel{d: d, scale: float64(ni.node.AttrFloat("scale"))}
-	if k.scale == 0 {
-		k.scale = 1 / math.Sqrt(float64(d.Hidden/d.Heads))
-	}
-	if ab := ni.in(5); ab != nil {
-		k.biasB, k.biasH = ab.shape[0], ab.shape[1]
-	}
-	return k, nil
+	core, err := newAttnCore(ni, 3, d.Batch, d.Seq, d.Seq, d.Heads, d.Hidden/d.Heads, d.Hidden/d.Heads)
+	return &attentionKernel{core: core, packed: &d}, err
 }
 
 func (k *attentionKernel) run(rc *runCtx, ins, outs []any) error {
+	if k.packed == nil {
+		return floatIO(rc, k, ins, outs, multiHeadAttentionRun[float32], multiHeadAttentionRun[float64])
+	}
 	return floatIO(rc, k, ins, outs, attentionRun[float32], attentionRun[float64])
 }
 
 func attentionRun[T floatT](rc *runCtx, k *attentionKernel, ins, outs []any) error {
-	d := k.d
+	d := k.packed
 	x, w := ins[0].([]T), ins[1].([]T)
-	var bias, ab []T
-	if v := optIn(ins, 2); v != nil {
-		bias = v.([]T)
-	}
-	if v := optIn(ins, 5); v != nil {
-		ab = v.([]T)
-	}
-	y := outs[0].([]T)
+	bias := optFloats[T](ins, 2)
 	rows, cols := d.Batch*d.Seq, 3*d.Hidden
 	qkv := make([]float64, rows*cols)
 	parallelFor(rc.threads, rows, cols*d.In, func(lo, hi int) {
@@ -75,56 +73,152 @@ func attentionRun[T floatT](rc *runCtx, k *attentionKernel, ins, outs []any) err
 			}
 		}
 	})
-	dh := d.Hidden / d.Heads
-	parallelFor(rc.threads, d.Batch*d.Heads, d.Seq*d.Seq*dh, func(lo, hi int) {
-		p := make([]float64, d.Seq)
-		for bh := lo; bh < hi; bh++ {
-			b, h := bh/d.Heads, bh%d.Heads
-			var bias []T
-			if ab != nil {
-				off := ((b%k.biasB)*k.biasH + h%k.biasH) * d.Seq * d.Seq
-				bias = ab[off : off+d.Seq*d.Seq]
-			}
-			attentionHead(k, qkv[b*d.Seq*cols:], y[b*d.Seq*d.Hidden:], bias, p, h*dh, dh)
-		}
-	})
+	mask := k.core.mask(ids(ins, 3))
+	attendAll(rc, &k.core, qkv, cols, qkv[d.Hidden:], cols, qkv[2*d.Hidden:], cols, optFloats[T](ins, 5), mask, outs[0].([]T))
 	return nil
 }
 
-// attentionHead computes one head of one batch: qkv holds the batch's
-// [seq, 3*hidden] projections, the head's columns start at off in each of
-// Q, K and V; the result goes to columns [off, off+dh) of y's rows.
-func attentionHead[T floatT](k *attentionKernel, qkv []float64, y, bias []T, p []float64, off, dh int) {
-	d := k.d
-	cols := 3 * d.Hidden
-	for i := 0; i < d.Seq; i++ {
-		q := qkv[i*cols+off : i*cols+off+dh]
-		top := math.Inf(-1)
-		for j := range p {
-			kr := qkv[j*cols+d.Hidden+off : j*cols+d.Hidden+off+dh]
-			s := 0.0
-			for t, qv := range q {
-				s += qv * kr[t]
+// attnCore is the part of ONNX Runtime's attention kernels after the
+// projections: per batch and head, softmax(scale * Q K^T + attention_bias
+// + mask) V over seq queries and total keys, heads of dh (Q, K) and dv (V)
+// columns.
+type attnCore struct {
+	batch, seq, total, heads, dh, dv int
+	scale                            float64
+	// biasB and biasH are 1 when attention_bias broadcasts over batches
+	// or heads (0 strides), else the sizes; 0 without attention_bias.
+	biasB, biasH int
+	form         graph.MaskForm
+	// causal is set for unidirectional attention over more than one
+	// query: a key after the query is masked.
+	causal bool
+	filter float64
+}
+
+// newAttnCore reads the attributes shared by Attention and
+// MultiHeadAttention, the layout of the int32 mask at input mask and the
+// broadcast of attention_bias (input 5 of both ops).
+func newAttnCore(ni *nodeInfo, mask, batch, seq, total, heads, dh, dv int) (attnCore, error) {
+	n := ni.node
+	form, err := graph.MaskIndexForm(n, mask, batch, seq, total, n.Op == "Attention")
+	c := attnCore{batch: batch, seq: seq, total: total, heads: heads, dh: dh, dv: dv, form: form,
+		scale: float64(n.AttrFloat("scale")), filter: float64(n.AttrFloat("mask_filter_value")),
+		causal: n.AttrInt("unidirectional") != 0 && seq > 1}
+	if c.scale == 0 {
+		c.scale = 1 / math.Sqrt(float64(dh))
+	}
+	if ab := ni.in(5); ab != nil {
+		c.biasB, c.biasH = ab.shape[0], ab.shape[1]
+	}
+	return c, err
+}
+
+// mask returns the additive mask [batch, seq, total] of the int32 mask m
+// (nil when absent) and of causality, as ONNX Runtime builds it:
+// mask_filter_value where m excludes a key, and float32's lowest value
+// (whatever m says) where a key follows the query; nil when nothing is
+// masked.
+func (c *attnCore) mask(m []int32) []float64 {
+	if m == nil && !c.causal {
+		return nil
+	}
+	st := c.seq * c.total
+	out := make([]float64, c.batch*st)
+	for b := 0; b < c.batch; b++ {
+		p := out[b*st : (b+1)*st]
+		row := p[:c.total]
+		switch c.form {
+		case graph.MaskEnd, graph.MaskEndStart:
+			for t := max(int(m[b]), 0); t < c.total; t++ {
+				row[t] = c.filter
 			}
-			s *= k.scale
-			if bias != nil {
-				s += float64(bias[i*d.Seq+j])
+			if c.form == graph.MaskEndStart {
+				for t := 0; t < min(int(m[c.batch+b]), c.total); t++ {
+					row[t] = c.filter
+				}
 			}
-			p[j] = s
-			top = max(top, s)
+		case graph.MaskKeys:
+			for t, v := range m[b*c.total : (b+1)*c.total] {
+				if v <= 0 {
+					row[t] = c.filter
+				}
+			}
+		case graph.MaskQueryKeys:
+			for i, v := range m[b*st : (b+1)*st] {
+				if v <= 0 {
+					p[i] = c.filter
+				}
+			}
 		}
-		sum := 0.0
-		for j, s := range p {
-			p[j] = math.Exp(s - top)
-			sum += p[j]
-		}
-		out := y[i*d.Hidden+off : i*d.Hidden+off+dh]
-		for t := range out {
-			acc := 0.0
-			for j, pj := range p {
-				acc += pj * qkv[j*cols+2*d.Hidden+off+t]
+		if c.form != graph.MaskQueryKeys {
+			for s := 1; s < c.seq; s++ {
+				copy(p[s*c.total:(s+1)*c.total], row)
 			}
-			out[t] = T(acc / sum)
+		}
+		if c.causal {
+			for s := 0; s < c.seq; s++ {
+				for t := s + 1; t < c.total; t++ {
+					p[s*c.total+t] = -math.MaxFloat32
+				}
+			}
 		}
 	}
+	return out
+}
+
+// attendAll computes every batch and head into y [batch, seq, heads*dv].
+// Query row (b, s) of head h starts at q[(b*seq+s)*qs + h*dh], key row
+// (b, t) at k[(b*total+t)*ks + h*dh] and value row at v[(b*total+t)*vs +
+// h*dv]; ab is attention_bias and mask the additive mask (either nil).
+func attendAll[T floatT](rc *runCtx, c *attnCore, q []float64, qs int, k []float64, ks int, v []float64, vs int, ab []T, mask []float64, y []T) {
+	st := c.seq * c.total
+	parallelFor(rc.threads, c.batch*c.heads, st*(c.dh+c.dv), func(lo, hi int) {
+		p := make([]float64, c.total)
+		for bh := lo; bh < hi; bh++ {
+			b, h := bh/c.heads, bh%c.heads
+			var bias []T
+			if ab != nil {
+				off := ((b%c.biasB)*c.biasH + h%c.biasH) * st
+				bias = ab[off : off+st]
+			}
+			var m []float64
+			if mask != nil {
+				m = mask[b*st : (b+1)*st]
+			}
+			for s := 0; s < c.seq; s++ {
+				qr := q[(b*c.seq+s)*qs+h*c.dh:]
+				qr = qr[:c.dh]
+				top := math.Inf(-1)
+				for t := range p {
+					kr := k[(b*c.total+t)*ks+h*c.dh:]
+					dot := 0.0
+					for i, qv := range qr {
+						dot += qv * kr[i]
+					}
+					dot *= c.scale
+					if bias != nil {
+						dot += float64(bias[s*c.total+t])
+					}
+					if m != nil {
+						dot += m[s*c.total+t]
+					}
+					p[t] = dot
+					top = max(top, dot)
+				}
+				sum := 0.0
+				for t, e := range p {
+					p[t] = math.Exp(e - top)
+					sum += p[t]
+				}
+				out := y[(b*c.seq+s)*c.heads*c.dv+h*c.dv:]
+				for i := range out[:c.dv] {
+					acc := 0.0
+					for t, pt := range p {
+						acc += pt * v[(b*c.total+t)*vs+h*c.dv+i]
+					}
+					out[i] = T(acc / sum)
+				}
+			}
+		}
+	})
 }

@@ -53,17 +53,25 @@ func newMatMulKernel(ni *nodeInfo) (kernel, error) {
 		k.flatten = true
 		return k, nil
 	}
+	k.aOff, k.bOff = batchOffsets(batch, ab, bb, k.m*k.k, k.k*k.n)
+	return k, nil
+}
+
+// batchOffsets returns, for every element of the broadcast batch shape
+// batch of two operands with batch shapes ab and bb whose matrices hold
+// aSize and bSize elements, the offsets of its matrices in each operand.
+func batchOffsets(batch, ab, bb []int, aSize, bSize int) (aOff, bOff []int) {
+	n := graph.NumElements(batch)
 	p := newBcastPlan(batch, ab, bb)
-	k.aOff = make([]int, k.batches)
-	k.bOff = make([]int, k.batches)
+	aOff, bOff = make([]int, n), make([]int, n)
 	offs := make([]int, 2)
-	for i := 0; i < k.batches; i++ {
+	for i := 0; i < n; i++ {
 		p.rowOffsets(i/p.inner, offs)
 		j := i % p.inner
-		k.aOff[i] = (offs[0] + j*p.innerStride(0)) * k.m * k.k
-		k.bOff[i] = (offs[1] + j*p.innerStride(1)) * k.k * k.n
+		aOff[i] = (offs[0] + j*p.innerStride(0)) * aSize
+		bOff[i] = (offs[1] + j*p.innerStride(1)) * bSize
 	}
-	return k, nil
+	return aOff, bOff
 }
 
 func (k *matMulKernel) run(rc *runCtx, ins, outs []any) error {

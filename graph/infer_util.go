@@ -317,3 +317,17 @@ func ceilDiv(a, b int64) int64 {
 	}
 	return -((-a) / b)
 }
+
+// checkFloatOperands returns an error unless input 0 has a floating-point
+// dtype and each present input of others has the same dtype.
+func checkFloatOperands(n *Node, others ...int) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	for _, i := range others {
+		if err := checkSameType(n, 0, i); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -16,8 +16,9 @@ var contribOps = []OpSchema{
 		Op:     "Attention",
 		Domain: MicrosoftDomain,
 		Doc: "Multi-head self-attention: QKV = input x weights + bias, split into Q, K, V and each into num_heads heads; " +
-			"per head softmax(scale * Q K^T + attention_bias) V, heads concatenated (scale 0 means 1/sqrt(head size)); " +
-			"no mask_index, past state or unidirectional masking.",
+			"per head softmax(scale * Q K^T + attention_bias + mask) V, heads concatenated (scale 0 means 1/sqrt(head size)); " +
+			"mask is mask_filter_value where int32 mask_index excludes a key (MaskIndexForm) and, when unidirectional, " +
+			"float32's lowest value where a key follows the query; no past state.",
 		Inputs: []InputSpec{
 			{Name: "input"}, {Name: "weights"}, {Name: "bias", Optional: true},
 			{Name: "mask_index", Optional: true}, {Name: "past", Optional: true}, {Name: "attention_bias", Optional: true},
@@ -73,32 +74,81 @@ func AttentionShape(n *Node) (AttentionDims, error) {
 	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || int(b.Shape[0].Value) != 3*d.Hidden) {
 		return d, fmt.Errorf("Attention bias %v, want [%d]", b.Shape, 3*d.Hidden)
 	}
-	if n.Input(3) != nil || n.Input(4) != nil {
-		return d, fmt.Errorf("Attention with mask_index or past state is not supported")
+	if n.Input(4) != nil {
+		return d, fmt.Errorf("Attention with past state is not supported")
 	}
-	if n.AttrInt("unidirectional") != 0 {
-		return d, fmt.Errorf("Attention with unidirectional masking is not supported (pass the mask as attention_bias)")
+	return d, checkAttentionMasks(n, 3, 5, d.Batch, d.Heads, d.Seq, d.Seq)
+}
+
+// checkAttentionMasks checks the int32 mask (input mask, MaskIndexForm)
+// and the additive attention_bias (input bias, [1 or batch, 1 or heads,
+// seq, total]) of an attention node, when present.
+func checkAttentionMasks(n *Node, mask, bias, batch, heads, seq, total int) error {
+	if _, err := MaskIndexForm(n, mask, batch, seq, total, n.Op == "Attention"); err != nil {
+		return err
 	}
-	if ab := n.Input(5); ab != nil {
-		s := ab.Shape
-		if len(s) != 4 || (s[0].Value != 1 && int(s[0].Value) != d.Batch) || (s[1].Value != 1 && int(s[1].Value) != d.Heads) ||
-			int(s[2].Value) != d.Seq || int(s[3].Value) != d.Seq {
-			return d, fmt.Errorf("Attention attention_bias %v, want [1 or %d, 1 or %d, %d, %d]", s, d.Batch, d.Heads, d.Seq, d.Seq)
-		}
+	ab := n.Input(bias)
+	if ab == nil {
+		return nil
 	}
-	return d, nil
+	s := ab.Shape
+	if len(s) != 4 || (s[0].Value != 1 && int(s[0].Value) != batch) || (s[1].Value != 1 && int(s[1].Value) != heads) ||
+		int(s[2].Value) != seq || int(s[3].Value) != total {
+		return fmt.Errorf("%s attention_bias %v, want [1 or %d, 1 or %d, %d, %d]", n.Op, s, batch, heads, seq, total)
+	}
+	return nil
+}
+
+// MaskForm is the layout of an attention node's int32 mask input, as ONNX
+// Runtime reads it.
+type MaskForm int
+
+// The mask layouts.
+const (
+	// MaskNone: no mask input.
+	MaskNone MaskForm = iota
+	// MaskEnd is [batch]: keys at and after position mask[b] are excluded.
+	MaskEnd
+	// MaskEndStart is [2*batch]: as MaskEnd, and keys before position
+	// mask[batch+b] are excluded too.
+	MaskEndStart
+	// MaskKeys is [batch, total]: key t is excluded where mask[b, t] <= 0.
+	MaskKeys
+	// MaskQueryKeys is [batch, seq, total]: query s does not see key t
+	// where mask[b, s, t] <= 0.
+	MaskQueryKeys
+)
+
+// MaskIndexForm returns the layout of input i of attention node n, an
+// int32 mask over batch queries of seq and keys of total; endStart allows
+// the [2*batch] form (Attention's mask_index, not MultiHeadAttention's
+// key_padding_mask).
+func MaskIndexForm(n *Node, i, batch, seq, total int, endStart bool) (MaskForm, error) {
+	m := n.Input(i)
+	if m == nil {
+		return MaskNone, nil
+	}
+	if m.DType != Int32 {
+		return MaskNone, fmt.Errorf("%s %s has dtype %v, want int32", n.Op, inputName(n, i), m.DType)
+	}
+	s := dimsOf(m.Shape)
+	switch {
+	case len(s) == 1 && s[0] == batch:
+		return MaskEnd, nil
+	case len(s) == 1 && s[0] == 2*batch && endStart:
+		return MaskEndStart, nil
+	case len(s) == 2 && s[0] == batch && s[1] == total:
+		return MaskKeys, nil
+	case len(s) == 3 && s[0] == batch && s[1] == seq && s[2] == total:
+		return MaskQueryKeys, nil
+	}
+	return MaskNone, fmt.Errorf("%s %s %v, want [%d], [%d, %d] or [%d, %d, %d]", n.Op, inputName(n, i), m.Shape,
+		batch, batch, total, batch, seq, total)
 }
 
 func inferAttention(n *Node) error {
-	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+	if err := checkFloatOperands(n, 1, 2, 5); err != nil {
 		return err
-	}
-	for _, i := range []int{1, 2, 5} {
-		if n.Input(i) != nil {
-			if err := checkSameType(n, 0, i); err != nil {
-				return err
-			}
-		}
 	}
 	d, err := AttentionShape(n)
 	if err != nil {

@@ -12,7 +12,8 @@ type Work struct {
 	// outside the table and nodes whose first output has no static shape.
 	FLOPs int64
 	// Dense marks FLOPs that are multiply-accumulates of a contraction
-	// (Conv, ConvTranspose, MatMul, Gemm, com.microsoft Attention): such a
+	// (Conv, ConvTranspose, MatMul, Gemm, and com.microsoft Attention,
+	// MultiHeadAttention and FusedMatMul): such a
 	// node is bound by arithmetic, and a cost model prices it by FLOPs
 	// rather than by Elements.
 	Dense bool
@@ -53,8 +54,9 @@ func NodeWork(n *Node) Work {
 // are not counted). Per node:
 //
 //   - Conv, ConvTranspose, MatMul, Gemm, and com.microsoft Attention (its
-//     Q/K/V projection and both per-head products): 2 per
-//     multiply-accumulate (bias additions and the softmax are not counted);
+//     Q/K/V projection and both per-head products), MultiHeadAttention
+//     (both per-head products) and FusedMatMul: 2 per multiply-accumulate
+//     (bias additions, scaling and the softmax are not counted);
 //   - MaxPool, AveragePool: one per window element per output element;
 //     GlobalAveragePool, GlobalMaxPool, ReduceMean, ReduceSum, ReduceMax
 //     and ReduceMin: one per input element;

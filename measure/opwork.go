@@ -13,7 +13,8 @@ const (
 
 // opWork returns the class and amount of work of node n (graph.NodeWork):
 // the FLOPs of a contraction (Conv, ConvTranspose, MatMul, Gemm and
-// com.microsoft Attention, graph.Work.Dense), otherwise the number of
+// com.microsoft Attention, MultiHeadAttention and FusedMatMul,
+// graph.Work.Dense), otherwise the number of
 // elements of its non-constant inputs and its outputs. Unknown shapes
 // count as one element.
 func opWork(n *graph.Node) (class string, work float64) {

@@ -21,6 +21,9 @@ func init() {
 type Backend struct {
 	// Threads bounds intra-op parallelism; 0 means the machine's cores.
 	Threads int
+	// Precision is the executor's float type (executor.ExecOptions):
+	// zero or graph.Float32, or graph.Float64 as rule verification runs.
+	Precision graph.DType
 }
 
 // Name implements measure.Backend.
@@ -29,7 +32,7 @@ func (b *Backend) Name() string { return BackendName }
 // Load implements measure.Backend: it compiles m for repeated runs. A node
 // the executor does not implement fails with *graph.UnsupportedOpError.
 func (b *Backend) Load(m *graph.Model) (measure.Session, error) {
-	ex, err := executor.NewExecutor(m.Graph, executor.ExecOptions{Threads: b.Threads})
+	ex, err := executor.NewExecutor(m.Graph, executor.ExecOptions{Threads: b.Threads, Precision: b.Precision})
 	if err != nil {
 		return nil, err
 	}
