@@ -71,12 +71,14 @@ func (s *OpShare) add(o OpShare) {
 	s.Time, s.Share, s.Nodes = s.Time+o.Time, s.Share+o.Share, s.Nodes+o.Nodes
 }
 
-// ProfileOps profiles the original (as the file src when the backend can
-// load it as given, as never-slower times it) and out on the run's
-// backend and returns the per-op comparison. It returns nil, saying why
-// on w, when the backend has no profiler (the Go executor) or profiling
-// fails: the report is extra information, the written model stands.
-func (s *Start) ProfileOps(w io.Writer, src string, out *graph.Model, m Measurement, seed uint64) *OpProfileReport {
+// ProfileOps profiles the original and the written model on the run's
+// backend, each as the file a user has when the backend can load it as
+// given (src, the original's file, and dst, the file written from out),
+// else as the bound model, and returns the per-op comparison. It returns
+// nil, saying why on w, when the backend has no profiler (the Go
+// executor) or profiling fails: the report is extra information, the
+// written model stands.
+func (s *Start) ProfileOps(w io.Writer, src, dst string, out *graph.Model, m Measurement, seed uint64) *OpProfileReport {
 	be, _, err := s.bench(m, seed)
 	if err == nil {
 		if _, ok := be.(measure.Profiler); !ok {
@@ -88,26 +90,28 @@ func (s *Start) ProfileOps(w io.Writer, src string, out *graph.Model, m Measurem
 		return nil
 	}
 	fmt.Fprintf(w, "per-op profile: profiling the original and the written model in %s (%d runs each)\n", be.Name(), opProfileRuns)
-	orig := measure.Original{Model: s.Orig}
-	if src != "" {
-		if orig.File, err = selfContained(src); err != nil {
-			fmt.Fprintf(w, "per-op profile: not available: %v\n", err)
+	var profiles [2]*measure.Profile
+	for i, side := range []struct {
+		what, path string
+		model      *graph.Model
+	}{{"the original", src, s.Orig}, {"the written model", dst, out}} {
+		if i == 1 && out == s.Orig {
+			profiles[1] = profiles[0]
+			break
+		}
+		o := measure.Original{Model: side.model}
+		if side.path != "" {
+			if o.File, err = selfContained(side.path); err != nil {
+				fmt.Fprintf(w, "per-op profile: not available: %v\n", err)
+				return nil
+			}
+		}
+		if profiles[i], err = o.Profile(be, opProfileWarmup, opProfileRuns); err != nil {
+			fmt.Fprintf(w, "per-op profile: not available: %s: %v\n", side.what, err)
 			return nil
 		}
 	}
-	before, err := orig.Profile(be, opProfileWarmup, opProfileRuns)
-	if err != nil {
-		fmt.Fprintf(w, "per-op profile: not available: the original: %v\n", err)
-		return nil
-	}
-	after := before
-	if out != s.Orig {
-		if after, err = measure.ProfileOn(be, out, opProfileWarmup, opProfileRuns); err != nil {
-			fmt.Fprintf(w, "per-op profile: not available: the written model: %v\n", err)
-			return nil
-		}
-	}
-	r := newOpProfileReport(before, after)
+	r := newOpProfileReport(profiles[0], profiles[1])
 	r.Backend, r.Runs = be.Name(), opProfileRuns
 	return r
 }

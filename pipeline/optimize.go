@@ -151,7 +151,7 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 		}
 	}
 	if cfg.ProfileOps {
-		rep.OpProfile = s.ProfileOps(w, cfg.Model, out, cfg.Measurement, cfg.SearchOptions.Seed)
+		rep.OpProfile = s.ProfileOps(w, cfg.Model, cfg.Output, out, cfg.Measurement, cfg.SearchOptions.Seed)
 	}
 	times.Measure, times.Total = time.Since(tMeasure), time.Since(t0)
 	rep.Times = times
