@@ -69,6 +69,9 @@ type Config struct {
 	// Inputs are the user's own input sets (inputs.Read): the written
 	// model is verified on them as well as on random inputs.
 	Inputs []inputs.Set
+	// ProfileOps profiles the original and the written model in ONNX
+	// Runtime and reports the time per operator type (Report.OpProfile).
+	ProfileOps bool
 }
 
 // Optimize runs the whole flow for cfg, printing progress lines to w:
@@ -150,6 +153,9 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 		for _, b := range s.Interface.VerifyBindings() {
 			rep.Verification.Bindings = append(rep.Verification.Bindings, b.String())
 		}
+	}
+	if cfg.ProfileOps {
+		rep.OpProfile = s.ProfileOps(w, cfg.Model, cfg.Output, out, cfg.Measurement, cfg.SearchOptions.Seed)
 	}
 	times.Measure, times.Total = time.Since(tMeasure), time.Since(t0)
 	rep.Times = times

@@ -38,6 +38,10 @@ type Report struct {
 	Memory MemoryReport `json:"memory"`
 	// Nodes counts the nodes of the original and the written graph.
 	Nodes Change `json:"nodes"`
+	// OpProfile is ONNX Runtime's time per operator type in the original
+	// and in the written model (Config.ProfileOps; nil otherwise, or when
+	// the backend has no profiler).
+	OpProfile *OpProfileReport `json:"op_profile,omitempty"`
 	// Rules are the rules applied: the search's per-rule statistics (rules
 	// applied first, with the candidates each produced) or the best
 	// rollout's rules in order of first use. With Verification.Rejected
@@ -217,7 +221,8 @@ type Change struct {
 
 // WriteText prints the report's summary as xrl optimize shows it after
 // its progress lines: the planned memory, the nodes, the rules applied,
-// the time split and the file written.
+// the per-op profile when there is one, the time split and the file
+// written.
 func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(w, r.Memory)
 	if r.Copied {
@@ -234,6 +239,12 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	} else if len(r.Rules) > 0 {
 		fmt.Fprintf(w, "rules applied in that rollout: %s\n", formatRuleCounts(r.Rules))
+	}
+	if r.OpProfile != nil {
+		fmt.Fprintln(w)
+		if err := r.OpProfile.WriteText(w); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "\n%s\n", r.Times)
 	_, err := fmt.Fprintf(w, "wrote %s in %v\n", r.Output, r.Times.Total.Round(time.Millisecond))

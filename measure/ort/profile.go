@@ -32,15 +32,42 @@ func init() {
 // whole run (see parseTrace), which includes the profiler's own cost per
 // node: measure.ProfileModel's Timer gives the latency without it.
 func (b *Backend) Profile(m *graph.Model, warmup, runs int) (*measure.Profile, error) {
+	return profileRuns(m, warmup, runs, func(prefix string) (*session, error) { return b.load(m, prefix) })
+}
+
+// ProfileONNX profiles the serialised model data as it is, as Profile
+// profiles a model; m is that model as read and bound (it names the
+// session's inputs and outputs and shapes the random inputs). It is
+// measure.BytesProfiler: the original of xrl optimize is profiled as the
+// file the user has, as LoadONNX times it.
+func (b *Backend) ProfileONNX(data []byte, m *graph.Model, warmup, runs int) (*measure.Profile, error) {
+	return profileRuns(m, warmup, runs, func(prefix string) (*session, error) {
+		opts, err := b.sessionOptions(b.optLevel)
+		if err != nil {
+			return nil, err
+		}
+		defer opts.Destroy()
+		if err := opts.EnableProfiling(prefix); err != nil {
+			return nil, fmt.Errorf("enabling ONNX Runtime's profiler: %w", err)
+		}
+		return newSession(data, opts, m)
+	})
+}
+
+// profileRuns opens a session with open, its profiler writing to files
+// named after the prefix it is given (in a temporary directory removed
+// afterwards), runs it on random inputs for m warmup+runs times and
+// returns the parsed trace without the warm-up runs.
+func profileRuns(m *graph.Model, warmup, runs int, open func(prefix string) (*session, error)) (*measure.Profile, error) {
 	if runs < 1 {
 		return nil, fmt.Errorf("profiling needs at least one run, got %d", runs)
 	}
 	dir, err := os.MkdirTemp("", "xrl-profile-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("directory for ONNX Runtime's profile: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	s, err := b.load(m, filepath.Join(dir, "trace"))
+	s, err := open(filepath.Join(dir, "trace"))
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +96,7 @@ func (b *Backend) Profile(m *graph.Model, warmup, runs int) (*measure.Profile, e
 	}
 	p, err := parseTrace(data, warmup)
 	if err != nil {
-		return nil, fmt.Errorf("ONNX Runtime profile trace: %w", err)
+		return nil, fmt.Errorf("ONNX Runtime profile trace %s: %w", filepath.Base(files[0]), err)
 	}
 	return p, nil
 }

@@ -34,6 +34,7 @@ type optimizeOptions struct {
 	Samples   int
 	Patience  int
 	JSON      bool   // print the report as JSON, progress on stderr
+	Verbose   bool   // also report ONNX Runtime's time per op type
 	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
 	// MeasuredPasses are tried on the result and kept when measurably
 	// faster; "none" skips them.
@@ -90,7 +91,14 @@ the time split and the file written. With --json the progress lines go to stderr
 stdout is one JSON object (pipeline.Report): model, output, interface, method (stop
 reason, steps, latency model and its figures), verification, measured_passes,
 decision (choice, reason, before_ns, after_ns, speedup and its 99% interval),
-memory, nodes, rules and times (durations in nanoseconds).`,
+memory, nodes, rules and times (durations in nanoseconds).
+
+-v profiles the original and the written model with ONNX Runtime's own profiler
+and adds to the summary where its time goes, per op type as ONNX Runtime runs them
+(after its own fusions): the share of the summed kernel times and the milliseconds
+per run, before and after, and the share of GEMM-like ops (MatMul, Gemm,
+FusedMatMul, Attention, Conv ...) against everything else; in the JSON report this
+is op_profile. It needs ONNX Runtime as the measuring backend.`,
 		Args: cobra.ExactArgs(1),
 	}, opts, func(c *cobra.Command, args []string) error {
 		opts.Model = args[0]
@@ -139,6 +147,7 @@ memory, nodes, rules and times (durations in nanoseconds).`,
 	f.StringSliceVar(&opts.Sweep, "sweep", nil, "shapes the written model must not be slower at, besides the tuning --shape: NAME=DIMS[,DIMS...] (e.g. ids=1x32,8x128); default: the tuning shape with its batch times 8 and its sequence divided by 4")
 	f.BoolVar(&opts.Specialize, "specialize", false, "write a model fixed to the --shape binding (by default the written model keeps every symbolic dimension of the original and --shape is only the tuning shape)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout (progress lines go to stderr)")
+	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also profile the original and the written model in ONNX Runtime and report the time per op type, before and after (op_profile in --json)")
 	f.StringVar(&opts.Inputs, "inputs", "", "also verify the result on your own input sets (a directory of input_N.pb files or test_data_set_N directories, an .npz archive, or a directory of them); without --shape the model is tuned at the first set's shapes")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
 	return c
@@ -174,6 +183,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 		MeasuredPasses: passes,
 		Specialize:     o.Specialize,
 		Sweep:          o.Sweep,
+		ProfileOps:     o.Verbose,
 	}
 	return cfg, flagError(cfg.AddInputs(o.Inputs))
 }

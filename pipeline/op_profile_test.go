@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/xrl-dev/xrl/measure"
+)
+
+// TestOpProfileReport compares two hand-made profiles: rows by the larger
+// time first, a dash where an op did not run, ops under half a percent in
+// both models on one line, and the GEMM-like share.
+func TestOpProfileReport(t *testing.T) {
+	us := time.Microsecond
+	node := func(op string, d time.Duration) measure.NodeTime { return measure.NodeTime{Name: op, Op: op, Time: d} }
+	before := &measure.Profile{Nodes: []measure.NodeTime{
+		node("MatMul", 500*us), node("MatMul", 100*us), node("Softmax", 200*us), node("Add", 196*us), node("Shape", 4*us),
+	}}
+	after := &measure.Profile{Nodes: []measure.NodeTime{
+		node("Attention", 300*us), node("MatMul", 400*us), node("Add", 98*us), node("Shape", 2*us),
+	}}
+	r := newOpProfileReport(before, after)
+	r.Backend, r.Runs = "ort", 24
+	var ops []string
+	for _, o := range r.Ops {
+		ops = append(ops, o.Op)
+	}
+	if want := []string{"MatMul", "Attention", "Softmax", "Add", "Shape"}; !slices.Equal(ops, want) {
+		t.Errorf("rows %v, want %v", ops, want)
+	}
+	if want := (ProfileTotals{Time: 1000 * us, GEMMShare: 0.6}); r.Before != want {
+		t.Errorf("before %+v, want %+v", r.Before, want)
+	}
+	if want := (ProfileTotals{Time: 800 * us, GEMMShare: 0.875}); r.After != want {
+		t.Errorf("after %+v, want %+v", r.After, want)
+	}
+	if want := (OpShare{Time: 300 * us, Share: 0.375, Nodes: 1}); r.Ops[1].After != want || r.Ops[1].Before != (OpShare{}) {
+		t.Errorf("Attention row %+v", r.Ops[1])
+	}
+	var buf bytes.Buffer
+	if err := r.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	want := `time per op type in ort (its profiler, 24 runs; shares of the summed kernel times per run):
+  op type          before %   after %  before ms   after ms
+  MatMul              60.0%     50.0%      0.600      0.400
+  Attention               -     37.5%          -      0.300
+  Softmax             20.0%         -      0.200          -
+  Add                 19.6%     12.2%      0.196      0.098
+  1 other op type      0.4%      0.2%      0.004      0.002
+  total                100%      100%      1.000      0.800
+GEMM-like (MatMul, Gemm, FusedMatMul, Attention, Conv ...): 60.0% -> 87.5% of kernel time; everything else 40.0% -> 12.5%
+`
+	if buf.String() != want {
+		t.Errorf("text:\n%s\nwant:\n%s", buf.String(), want)
+	}
+}
+
+// TestORTRunsTheFusedOps writes corpus exports with the measured passes
+// applied (as xrl optimize tries them) and checks, from ONNX Runtime's
+// profile of each file, that it runs the fused op the passes lead it to,
+// an op it does not form from the original file, and no longer runs an op
+// the fusion takes in.
+func TestORTRunsTheFusedOps(t *testing.T) {
+	be, err := measure.NewBackend("ort", measure.BackendOptions{Threads: 1})
+	if err != nil {
+		t.Fatalf("ONNX Runtime (run scripts/setup): %v", err)
+	}
+	for _, tc := range []struct {
+		model  string
+		shapes map[string][]int
+		// fused is the op ONNX Runtime runs after the passes only; gone
+		// an op of the original it no longer runs.
+		fused, gone string
+	}{
+		// fuse-attention writes the com.microsoft Attention itself: no
+		// Softmax is left.
+		{"encoder_classifier", map[string][]int{"ids": {1, 128}}, "Attention", "Softmax"},
+		// ort-fusion-forms writes the tanh GELU in the form ONNX
+		// Runtime's own fusion matches: FastGelu, no Tanh left.
+		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},
+	} {
+		t.Run(tc.model, func(t *testing.T) {
+			path := filepath.Join("../testdata/corpus", tc.model+".onnx")
+			if _, err := os.Stat(path); err != nil {
+				t.Fatalf("%v (run scripts/gen-corpus)", err)
+			}
+			written := writeWithPasses(t, path, tc.shapes)
+			before, err := RunOpsOfFile(be, path, tc.shapes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := RunOpsOfFile(be, written, tc.shapes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("ONNX Runtime runs %v for the original, %v after the passes", before, after)
+			if slices.Contains(before, tc.fused) || !slices.Contains(after, tc.fused) {
+				t.Errorf("want %s run after the passes only", tc.fused)
+			}
+			if !slices.Contains(before, tc.gone) || slices.Contains(after, tc.gone) {
+				t.Errorf("want %s run in the original only", tc.gone)
+			}
+		})
+	}
+}
+
+// writeWithPasses applies the default measured passes to the folded model
+// at path, as xrl optimize tries them, and writes the result with the
+// original's interface into a temporary file, whose path it returns.
+func writeWithPasses(t *testing.T, path string, shapes map[string][]int) string {
+	t.Helper()
+	s, err := PrepareDynamic(path, shapes, RuleChoice{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes, err := PassesNamed(DefaultMeasuredPasses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, applied := applyPasses(io.Discard, passes, s.Model.Graph, 1)
+	if len(applied) == 0 {
+		t.Fatal("no measured pass changed the model")
+	}
+	m := s.Model.Clone()
+	m.Graph = g
+	out := filepath.Join(t.TempDir(), "passes.onnx")
+	if err := s.WriteModel(out, path, m); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
