@@ -46,6 +46,7 @@ func TestCanonicalRulesFireOnExports(t *testing.T) {
 			map[string]int{"attention-div-after": 4}},
 		{"gpt_decoder", ids("ids", 1, 16), []map[string][]int{ids("ids", 1, 9)},
 			map[string]int{"split3-to-slices": 2}},
+		{"vit_tiny", image("image", 1, 32), nil, map[string]int{"attention-div-after": 2}},
 		{"bert_hf", idsMask(1, 16), nil, map[string]int{}},
 		{"gelu_mul_late_half_opset13", nil, nil, map[string]int{"gelu-erf-mul-to-div": 1}},
 		{"gelu_mul_opset17", nil, nil, map[string]int{"gelu-erf-mul-to-div": 1, "gelu-erf-half-last": 1}},
