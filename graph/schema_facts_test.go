@@ -17,7 +17,7 @@ func TestOpFacts(t *testing.T) {
 		want []string
 	}{
 		{"Movement", func(s *OpSchema) bool { return s.Movement }, []string{
-			"Cast", "Concat", "Constant", "Dropout", "Expand", "Flatten", "Gather", "Identity",
+			"Cast", "CastLike", "Concat", "Constant", "Dropout", "Expand", "Flatten", "Gather", "Identity",
 			"Pad", "Reshape", "Shape", "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze",
 		}},
 		{"Window", func(s *OpSchema) bool { return s.Window }, []string{"AveragePool", "Conv", "ConvTranspose", "MaxPool"}},
