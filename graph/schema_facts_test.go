@@ -18,7 +18,7 @@ func TestOpFacts(t *testing.T) {
 	}{
 		{"Movement", func(s *OpSchema) bool { return s.Movement }, []string{
 			"Cast", "CastLike", "Concat", "Constant", "Dropout", "Expand", "Flatten", "Gather", "Identity",
-			"Pad", "Reshape", "Shape", "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze",
+			"Pad", "Reshape", "ReverseSequence", "Shape", "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze",
 		}},
 		{"Window", func(s *OpSchema) bool { return s.Window }, []string{"AveragePool", "Conv", "ConvTranspose", "MaxPool"}},
 		{"WeightDerived kernel_shape", func(s *OpSchema) bool { return slices.Contains(s.WeightDerived, "kernel_shape") },

@@ -1,0 +1,93 @@
+package graph
+
+import (
+	"cmp"
+	"fmt"
+)
+
+// Linear quantisation: QuantizeLinear, DequantizeLinear and
+// DynamicQuantizeLinear on 8- and 16-bit integers. The float8 and 4-bit
+// forms and block quantisation (opset 21's block_size) are outside the
+// table: such nodes stay opaque.
+
+// quantOps are the rows of this file.
+var quantOps = []OpSchema{
+	{Op: "QuantizeLinear", MinOpset: 10, Work: workPerOutput, Infer: inferQuantize, Inputs: []InputSpec{req("x"), req("y_scale"), opt("y_zero_point")}, Outputs: ins("y"),
+		History: History{AttrSince: map[string]int64{"axis": 13, "saturate": 19}},
+		Attrs:   []AttrSpec{intAttr("axis", 1), intAttr("saturate", 1)},
+		Doc:     "y = saturate(round_half_even(x / y_scale) + y_zero_point) in y_zero_point's integer type (uint8 without it); a 1-D scale and zero point apply along axis."},
+	{Op: "DequantizeLinear", MinOpset: 10, Work: workPerOutput, Infer: inferDequantize, Inputs: []InputSpec{req("x"), req("x_scale"), opt("x_zero_point")}, Outputs: ins("y"),
+		History: History{AttrSince: map[string]int64{"axis": 13}},
+		Attrs:   []AttrSpec{intAttr("axis", 1)},
+		Doc:     "y = (x - x_zero_point) * x_scale in x_scale's float type; a 1-D scale and zero point apply along axis."},
+	{Op: "DynamicQuantizeLinear", MinOpset: 11, Work: workPerOutput, Infer: inferDynamicQuantize, Inputs: ins("x"), Outputs: ins("y", "y_scale", "y_zero_point"),
+		Doc: "uint8 y = QuantizeLinear(x) with y_scale = (max(0, max x) - min(0, min x)) / 255 and y_zero_point = saturate(round(-min(0, min x) / y_scale))."},
+}
+
+// isQuantType accepts the integer types a quantised tensor may have.
+func isQuantType(d DType) bool {
+	switch d {
+	case Int8, Uint8, Int16, Uint16:
+		return true
+	}
+	return false
+}
+
+// checkQuantParams checks a scale (input si) and optional zero point (si+1)
+// against input 0: scalars, or 1-D of the length of input 0's axis.
+func checkQuantParams(n *Node, si int) error {
+	if err := checkType(n, si, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	x, s := n.Inputs[0], n.Inputs[si]
+	ax, err := NormAxis(n.AttrInt("axis"), len(x.Shape))
+	perAxis := len(s.Shape) == 1 && s.Shape[0].Value != 1
+	switch {
+	case len(s.Shape) > 1:
+		return fmt.Errorf("input %d %q has shape %v, want a scalar or 1-D", si, s.Name, s.Shape)
+	case perAxis && err != nil:
+		return err
+	case perAxis && s.Shape[0].Value != x.Shape[ax].Value:
+		return fmt.Errorf("input %d %q has %d elements, want axis %d's %d", si, s.Name, s.Shape[0].Value, ax, x.Shape[ax].Value)
+	}
+	if zp := n.Input(si + 1); zp != nil && !zp.Shape.Equal(s.Shape) {
+		return fmt.Errorf("zero point %q has shape %v, scale %q %v", zp.Name, zp.Shape, s.Name, s.Shape)
+	}
+	return nil
+}
+
+func inferQuantize(n *Node) error {
+	err := cmp.Or(checkType(n, 0, isFloatType, "a floating-point type"),
+		checkType(n, 2, isQuantType, "an 8- or 16-bit integer type"), checkQuantParams(n, 1))
+	if err != nil {
+		return err
+	}
+	dt := Uint8
+	if zp := n.Input(2); zp != nil {
+		dt = zp.DType
+	}
+	setOut(n, 0, dt, n.Inputs[0].Shape.Clone())
+	return nil
+}
+
+func inferDequantize(n *Node) error {
+	x := n.Inputs[0]
+	if !isQuantType(x.DType) && x.DType != Int32 {
+		return fmt.Errorf("input 0 %q has dtype %v, want an 8- or 16-bit integer type or int32", x.Name, x.DType)
+	}
+	if err := cmp.Or(checkSameType(n, 0, 2), checkQuantParams(n, 1)); err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[1].DType, x.Shape.Clone())
+	return nil
+}
+
+func inferDynamicQuantize(n *Node) error {
+	if err := checkType(n, 0, isFloatType, "a floating-point type"); err != nil {
+		return err
+	}
+	setOut(n, 0, Uint8, n.Inputs[0].Shape.Clone())
+	setOut(n, 1, n.Inputs[0].DType, Shape{})
+	setOut(n, 2, Uint8, Shape{})
+	return nil
+}
