@@ -10,10 +10,10 @@ import (
 // conformance data does not cover: opset 18-21 operators (Gelu, Mish,
 // GroupNormalization; expected values from PyTorch's functional ops),
 // integer types, reductions inside scatters, attribute corners, and for
-// BitShift, CastLike, Det, ReverseSequence, linear quantisation and the
-// window functions: broadcasting, saturation, ties, per-axis parameters,
-// pivoting, an all-zero DynamicQuantizeLinear input and a symmetric
-// window of one element.
+// BitShift, CastLike, Det, ReverseSequence, linear quantisation, the
+// integer matrix products and the window functions: broadcasting,
+// saturation, ties, per-axis parameters, pivoting, an all-zero
+// DynamicQuantizeLinear input and a symmetric window of one element.
 
 func f32s(v ...float32) *graph.Tensor { return graph.FromFloat32(v, len(v)) }
 
@@ -151,6 +151,12 @@ func TestNewOpKernels(t *testing.T) {
 		{"dynamic quantize all zero", "DynamicQuantizeLinear", []opInput{in(f32s(0, 0))}, nil, 0, []int{2}, []float64{0, 0}, 0},
 		{"dynamic quantize positive", "DynamicQuantizeLinear", []opInput{in(f32s(0, 51, 255))}, nil, 0, []int{3}, []float64{0, 51, 255}, 0},
 		{"dynamic quantize zero point", "DynamicQuantizeLinear", []opInput{in(f32s(-255, 0, 255))}, nil, 2, []int{}, []float64{128}, 0},
+		{"matmul integer per row and column zero points", "MatMulInteger",
+			[]opInput{in(reshapeT(i8s(1, 2, 3, 4), 2, 2)), in(reshapeT(i8s(5, 6, 7, 8), 2, 2)), in(i8s(1, 2)), in(i8s(5, 0))}, nil, 0,
+			[]int{2, 2}, []float64{2, 8, 4, 22}, 0},
+		{"qlinear matmul per column scale", "QLinearMatMul",
+			[]opInput{in(reshapeT(u8s(10, 20), 1, 2)), in(scalarF(0.5)), in(u8s(0)), in(reshapeT(u8s(1, 2, 3, 4), 2, 2)),
+				in(f32s(1, 2)), in(u8s(0, 0)), in(scalarF(2)), in(u8s(100))}, nil, 0, []int{1, 2}, []float64{118, 150}, 0},
 		{"hann periodic", "HannWindow", []opInput{konst(ints64(4))}, nil, 0, []int{4}, []float64{0, 0.5, 1, 0.5}, 1e-6},
 		{"hamming symmetric", "HammingWindow", []opInput{konst(ints64(3))}, graph.Attrs{"periodic": graph.IntAttr(0)}, 0,
 			[]int{3}, []float64{4.0 / 46, 1, 4.0 / 46}, 1e-6},

@@ -23,9 +23,19 @@ func inferMatMul(n *Node) error {
 	if err := checkSameType(n, 0, 1); err != nil {
 		return err
 	}
-	a, b := n.Inputs[0].Shape, n.Inputs[1].Shape
+	out, err := matMulShape(n.Inputs[0].Shape, n.Inputs[1].Shape)
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[0].DType, out)
+	return nil
+}
+
+// matMulShape returns the shape of the numpy matrix product of operands
+// of shapes a and b.
+func matMulShape(a, b Shape) (Shape, error) {
 	if len(a) == 0 || len(b) == 0 {
-		return fmt.Errorf("MatMul operands must have rank >= 1, have %v and %v", a, b)
+		return nil, fmt.Errorf("MatMul operands must have rank >= 1, have %v and %v", a, b)
 	}
 	// Matrix dimensions after promoting 1-D operands.
 	var m, ka, kb, nn int64 = 1, a[len(a)-1].Value, 0, 1
@@ -38,7 +48,7 @@ func inferMatMul(n *Node) error {
 		kb = b[0].Value
 	}
 	if ka != kb {
-		return fmt.Errorf("inner dimensions differ: A %v, B %v", a, b)
+		return nil, fmt.Errorf("inner dimensions differ: A %v, B %v", a, b)
 	}
 	var batchA, batchB Shape
 	if len(a) > 2 {
@@ -50,7 +60,7 @@ func inferMatMul(n *Node) error {
 	rb := max(len(batchA), len(batchB))
 	out := make(Shape, rb, rb+2)
 	if err := broadcastInto(out, batchA, batchB); err != nil {
-		return fmt.Errorf("batch dimensions: %w", err)
+		return nil, fmt.Errorf("batch dimensions: %w", err)
 	}
 	if len(a) >= 2 {
 		out = append(out, Dim{Value: m})
@@ -58,8 +68,7 @@ func inferMatMul(n *Node) error {
 	if len(b) >= 2 {
 		out = append(out, Dim{Value: nn})
 	}
-	setOut(n, 0, n.Inputs[0].DType, out)
-	return nil
+	return out, nil
 }
 
 func inferGemm(n *Node) error {
@@ -107,9 +116,13 @@ func inferDet(n *Node) error {
 	return nil
 }
 
-// workDet is an LU factorisation's 2/3 m^3 multiply-adds per matrix.
+// workDet is an LU factorisation's 2/3 m^3 multiply-adds per matrix (not
+// the contraction of a dense product).
 func workDet(n *Node, out int64) (int64, bool) {
-	x := n.Inputs[0].Shape
-	m := x[len(x)-1].Value
+	_, x, ok := staticElems(n.Input(0))
+	if !ok || len(x) < 2 {
+		return 0, false
+	}
+	m := int64(x[len(x)-1])
 	return out * 2 * m * m * m / 3, false
 }

@@ -6,7 +6,8 @@ import (
 )
 
 // Linear quantisation: QuantizeLinear, DequantizeLinear and
-// DynamicQuantizeLinear on 8- and 16-bit integers. The float8 and 4-bit
+// DynamicQuantizeLinear on 8- and 16-bit integers, and the 8-bit matrix
+// products MatMulInteger and QLinearMatMul. The float8 and 4-bit
 // forms and block quantisation (opset 21's block_size) are outside the
 // table: such nodes stay opaque.
 
@@ -22,6 +23,11 @@ var quantOps = []OpSchema{
 		Doc:     "y = (x - x_zero_point) * x_scale in x_scale's float type; a 1-D scale and zero point apply along axis."},
 	{Op: "DynamicQuantizeLinear", MinOpset: 11, Work: workPerOutput, Infer: inferDynamicQuantize, Inputs: ins("x"), Outputs: ins("y", "y_scale", "y_zero_point"),
 		Doc: "uint8 y = QuantizeLinear(x) with y_scale = (max(0, max x) - min(0, min x)) / 255 and y_zero_point = saturate(round(-min(0, min x) / y_scale))."},
+	{Op: "MatMulInteger", MinOpset: 10, Work: workMatMul, Infer: inferMatMulInteger, Inputs: []InputSpec{req("A"), req("B"), opt("a_zero_point"), opt("b_zero_point")}, Outputs: outY,
+		Doc: "int32 Y = MatMul(A - a_zero_point, B - b_zero_point) of 8-bit integers; a 1-D a_zero_point is per row of A, b_zero_point per column of B."},
+	{Op: "QLinearMatMul", MinOpset: 10, Work: workMatMul, Infer: inferQLinearMatMul, Outputs: ins("y"),
+		Inputs: ins("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"),
+		Doc:    "y = QuantizeLinear(MatMul(DequantizeLinear(a), DequantizeLinear(b)), y_scale, y_zero_point) of 8-bit integers; a's scale and zero point may be per row, b's per column."},
 }
 
 // isQuantType accepts the integer types a quantised tensor may have.
@@ -89,5 +95,76 @@ func inferDynamicQuantize(n *Node) error {
 	setOut(n, 0, Uint8, n.Inputs[0].Shape.Clone())
 	setOut(n, 1, n.Inputs[0].DType, Shape{})
 	setOut(n, 2, Uint8, Shape{})
+	return nil
+}
+
+// is8BitType accepts the 8-bit integers.
+func is8BitType(d DType) bool { return d == Int8 || d == Uint8 }
+
+// checkMatMulOperands checks the 8-bit operands a and b (inputs ai and bi)
+// of an integer matrix product and returns the product's shape.
+func checkMatMulOperands(n *Node, ai, bi int) (Shape, error) {
+	err := cmp.Or(checkType(n, ai, is8BitType, "int8 or uint8"), checkType(n, bi, is8BitType, "int8 or uint8"))
+	if err != nil {
+		return nil, err
+	}
+	return matMulShape(n.Inputs[ai].Shape, n.Inputs[bi].Shape)
+}
+
+// checkRowParam checks that input i, a quantisation parameter of a matrix
+// operand, is a scalar or 1-D of length 1 or length (the operand's rows
+// for A, its columns for B).
+func checkRowParam(n *Node, i int, length int64) error {
+	v := n.Input(i)
+	if v == nil || len(v.Shape) == 0 {
+		return nil
+	}
+	if len(v.Shape) > 1 || v.Shape[0].Value != 1 && v.Shape[0].Value != length {
+		return fmt.Errorf("input %d %q has shape %v, want a scalar or [%d]", i, v.Name, v.Shape, length)
+	}
+	return nil
+}
+
+// matrixDims returns the rows of a and the columns of b, operands of a
+// matrix product.
+func matrixDims(a, b Shape) (rows, cols int64) {
+	rows, cols = 1, 1
+	if len(a) >= 2 {
+		rows = a[len(a)-2].Value
+	}
+	if len(b) >= 2 {
+		cols = b[len(b)-1].Value
+	}
+	return rows, cols
+}
+
+func inferMatMulInteger(n *Node) error {
+	out, err := checkMatMulOperands(n, 0, 1)
+	if err != nil {
+		return err
+	}
+	m, c := matrixDims(n.Inputs[0].Shape, n.Inputs[1].Shape)
+	err = cmp.Or(checkSameType(n, 0, 2), checkSameType(n, 1, 3), checkRowParam(n, 2, m), checkRowParam(n, 3, c))
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, Int32, out)
+	return nil
+}
+
+func inferQLinearMatMul(n *Node) error {
+	out, err := checkMatMulOperands(n, 0, 3)
+	if err != nil {
+		return err
+	}
+	m, c := matrixDims(n.Inputs[0].Shape, n.Inputs[3].Shape)
+	err = cmp.Or(checkSameType(n, 0, 2), checkSameType(n, 3, 5), checkType(n, 7, is8BitType, "int8 or uint8"),
+		checkType(n, 1, isFloatType, "a floating-point type"), checkSameType(n, 1, 4), checkSameType(n, 1, 6),
+		checkRowParam(n, 1, m), checkRowParam(n, 2, m), checkRowParam(n, 4, c), checkRowParam(n, 5, c),
+		checkRowParam(n, 6, 1), checkRowParam(n, 7, 1))
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[7].DType, out)
 	return nil
 }
