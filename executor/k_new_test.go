@@ -11,9 +11,10 @@ import (
 // GroupNormalization; expected values from PyTorch's functional ops),
 // integer types, reductions inside scatters, attribute corners, and for
 // BitShift, CastLike, Det, ReverseSequence, linear quantisation, the
-// integer matrix products and the window functions: broadcasting,
-// saturation, ties, per-axis parameters, pivoting, an all-zero
-// DynamicQuantizeLinear input and a symmetric window of one element.
+// integer matrix products, GridSample and the window functions:
+// broadcasting, saturation, ties, per-axis parameters, pivoting, an
+// all-zero DynamicQuantizeLinear input, padding modes (values from
+// PyTorch) and a symmetric window of one element.
 
 func f32s(v ...float32) *graph.Tensor { return graph.FromFloat32(v, len(v)) }
 
@@ -39,6 +40,9 @@ func reshapeT(t *graph.Tensor, shape ...int) *graph.Tensor {
 
 func TestNewOpKernels(t *testing.T) {
 	act := f32s(-3, -1, 0, 0.5, 2, 25)
+	// GridSample's expected values are torch.nn.functional.grid_sample's.
+	gsX := reshapeT(f32s(0, 1, 2, 3, 4, 5), 1, 1, 2, 3)
+	gsGrid := reshapeT(f32s(-1.7, 0.3, 1.4, -1.2, 0.1, 2.5), 1, 1, 3, 2)
 	gnX := reshapeT(f32s(-1.0, -0.63, -0.26, 0.11, 0.48, 0.85, -0.88, -0.51, -0.14, 0.23, 0.6, 0.97,
 		-0.76, -0.39, -0.02, 0.35, 0.72, 1.09, -0.64, -0.27, 0.1, 0.47, 0.84, -0.89), 1, 4, 3, 2)
 	tests := []struct {
@@ -157,6 +161,16 @@ func TestNewOpKernels(t *testing.T) {
 		{"qlinear matmul per column scale", "QLinearMatMul",
 			[]opInput{in(reshapeT(u8s(10, 20), 1, 2)), in(scalarF(0.5)), in(u8s(0)), in(reshapeT(u8s(1, 2, 3, 4), 2, 2)),
 				in(f32s(1, 2)), in(u8s(0, 0)), in(scalarF(2)), in(u8s(100))}, nil, 0, []int{1, 2}, []float64{118, 150}, 0},
+		{"grid sample bilinear reflection", "GridSample", []opInput{in(gsX), in(gsGrid)},
+			graph.Attrs{"padding_mode": graph.StringAttr("reflection")}, 0, []int{1, 1, 1, 3}, []float64{2.95, 1.9, 1.15}, 1e-6},
+		{"grid sample bicubic border aligned", "GridSample", []opInput{in(gsX), in(gsGrid)},
+			graph.Attrs{"mode": graph.StringAttr("bicubic"), "padding_mode": graph.StringAttr("border"), "align_corners": graph.IntAttr(1)}, 0,
+			[]int{1, 1, 1, 3}, []float64{1.9539381265640259, 1.9257503747940063, 4.2482194900512695}, 1e-6},
+		{"grid sample cubic reflection", "GridSample", []opInput{in(gsX), in(gsGrid)},
+			graph.Attrs{"mode": graph.StringAttr("cubic"), "padding_mode": graph.StringAttr("reflection")}, 0,
+			[]int{1, 1, 1, 3}, []float64{2.9260940551757812, 1.4522511959075928, 1.2089693546295166}, 1e-6},
+		{"grid sample nearest zeros", "GridSample", []opInput{in(gsX), in(reshapeT(f32s(0.1, 0.4, -0.5, -0.6, 0.9, -0.9), 1, 1, 3, 2))},
+			graph.Attrs{"mode": graph.StringAttr("nearest")}, 0, []int{1, 1, 1, 3}, []float64{4, 0, 2}, 0},
 		{"hann periodic", "HannWindow", []opInput{konst(ints64(4))}, nil, 0, []int{4}, []float64{0, 0.5, 1, 0.5}, 1e-6},
 		{"hamming symmetric", "HammingWindow", []opInput{konst(ints64(3))}, graph.Attrs{"periodic": graph.IntAttr(0)}, 0,
 			[]int{3}, []float64{4.0 / 46, 1, 4.0 / 46}, 1e-6},
@@ -189,6 +203,8 @@ func TestNewOpErrors(t *testing.T) {
 		{"bitshift direction", "BitShift", []opInput{in(u8s(1)), in(u8s(1))}, graph.Attrs{"direction": graph.StringAttr("UP")}},
 		{"det not square", "Det", []opInput{in(reshapeT(f32s(1, 2, 3, 4, 5, 6), 2, 3))}, nil},
 		{"reverse sequence too long", "ReverseSequence", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(ints64(3, 1))}, nil},
+		{"grid sample padding mode", "GridSample", []opInput{in(reshapeT(f32s(1, 2), 1, 1, 1, 2)), in(reshapeT(f32s(0, 0), 1, 1, 1, 2))},
+			graph.Attrs{"padding_mode": graph.StringAttr("wrap")}},
 		{"quantize scale length", "QuantizeLinear", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(f32s(1, 2, 3))}, nil},
 	}
 	for _, tc := range tests {

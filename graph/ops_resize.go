@@ -1,11 +1,12 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
 
-// Resize.
+// Resize and GridSample.
 
 // resizeOps are the rows of this file.
 var resizeOps = []OpSchema{
@@ -33,6 +34,10 @@ var resizeOps = []OpSchema{
 		Work:     workPerOutput,
 		Infer:    inferResize,
 	},
+	{Op: "GridSample", MinOpset: 16, Work: workPerOutput, Infer: inferGridSample, Inputs: ins("X", "grid"), Outputs: outY,
+		Attrs: []AttrSpec{intAttr("align_corners", 0), stringAttr("mode", "bilinear"), stringAttr("padding_mode", "zeros")},
+		Doc: "Y[n, c, h, w] = X[n, c] sampled (bilinear, nearest or bicubic; opset 20's linear and cubic) at grid[n, h, w] = (x, y) in [-1, 1], " +
+			"outside points padded by zeros, the border or reflection; 4-D X only."},
 }
 
 func inferResize(n *Node) error {
@@ -119,5 +124,33 @@ func inferResize(n *Node) error {
 		}
 	}
 	setOut(n, 0, x.DType, out)
+	return nil
+}
+
+// gridSampleModes maps GridSample's interpolation modes to the names of
+// opset 16 (opset 20 renamed bilinear and bicubic).
+var gridSampleModes = map[string]string{
+	"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest", "bicubic": "bicubic", "cubic": "bicubic",
+}
+
+// GridSampleMode returns the opset-16 name of GridSample's mode attribute,
+// or "" when it is none of them.
+func GridSampleMode(n *Node) string { return gridSampleModes[n.AttrString("mode")] }
+
+func inferGridSample(n *Node) error {
+	x, g := n.Inputs[0], n.Inputs[1]
+	if err := cmp.Or(checkType(n, 0, isFloatType, "a floating-point type"), checkSameType(n, 0, 1)); err != nil {
+		return err
+	}
+	if GridSampleMode(n) == "" {
+		return fmt.Errorf("attribute mode=%q is not bilinear, nearest or bicubic", n.AttrString("mode"))
+	}
+	if p := n.AttrString("padding_mode"); p != "zeros" && p != "border" && p != "reflection" {
+		return fmt.Errorf("attribute padding_mode=%q is not zeros, border or reflection", p)
+	}
+	if len(x.Shape) != 4 || len(g.Shape) != 4 || g.Shape[3].Value != 2 || g.Shape[0] != x.Shape[0] {
+		return fmt.Errorf("X %v and grid %v are not [N, C, H, W] and [N, H_out, W_out, 2]", x.Shape, g.Shape)
+	}
+	setOut(n, 0, x.DType, Shape{x.Shape[0], x.Shape[1], g.Shape[1], g.Shape[2]})
 	return nil
 }
