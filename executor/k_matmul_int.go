@@ -3,6 +3,7 @@ package executor
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -16,41 +17,58 @@ func init() {
 	registerKernel(newIntMatMulKernel, "MatMulInteger", "QLinearMatMul")
 }
 
-// intMatMulKernel is MatMulInteger (int32 output) or, when quant,
-// QLinearMatMul (output requantised with y_scale and y_zero_point).
-type intMatMulKernel struct {
-	mm *matMulKernel
-	// b, zpA and zpB are the input positions of B and of the zero points
-	// (A is input 0).
+// intForm is what the integer matrix products and convolutions share:
+// where the second operand and the zero points are, and for the QLinear
+// forms the output's integer range.
+type intForm struct {
+	// b, zpA and zpB are the input positions of the second operand and of
+	// the zero points (the first operand is input 0).
 	b, zpA, zpB int
-	na, nb, nc  int
-	quant       bool
+	quant       bool // QLinearMatMul or QLinearConv
 	lo, hi      float64
 }
 
-func newIntMatMulKernel(ni *nodeInfo) (kernel, error) {
-	k := &intMatMulKernel{b: 1, zpA: 2, zpB: 3}
-	if k.quant = ni.node.Op == "QLinearMatMul"; k.quant {
-		k.b, k.zpB = 3, 5
+// newIntForm reads the form of an integer product node and returns its
+// two 8-bit operands.
+func newIntForm(ni *nodeInfo) (f intForm, a, b *valInfo, err error) {
+	f = intForm{b: 1, zpA: 2, zpB: 3}
+	op, out := ni.node.Op, ni.out(0)
+	if f.quant = strings.HasPrefix(op, "QLinear"); f.quant {
+		f.b, f.zpB = 3, 5
 		var ok bool
-		if k.lo, k.hi, ok = intRange(ni.out(0).dt); !ok {
-			return nil, errDType("QLinearMatMul output", ni.out(0).dt)
+		if f.lo, f.hi, ok = intRange(out.dt); !ok {
+			return f, nil, nil, errDType(op+" output", out.dt)
 		}
-	} else if ni.out(0).dt != graph.Int32 {
-		return nil, errDType("MatMulInteger output", ni.out(0).dt)
+	} else if out.dt != graph.Int32 {
+		return f, nil, nil, errDType(op+" output", out.dt)
 	}
-	a, b, out := ni.in(0), ni.in(k.b), ni.out(0)
+	a, b = ni.in(0), ni.in(f.b)
 	for _, v := range []*valInfo{a, b} {
 		if v.dt != graph.Uint8 && v.dt != graph.Int8 {
-			return nil, errDType(ni.node.Op+" operand", v.dt)
+			return f, nil, nil, errDType(op+" operand", v.dt)
 		}
 	}
-	mm, err := newMatMulGeometry(a, b, out)
+	return f, a, b, nil
+}
+
+// intMatMulKernel is MatMulInteger (int32 output) or QLinearMatMul
+// (output requantised with y_scale and y_zero_point).
+type intMatMulKernel struct {
+	intForm
+	mm         *matMulKernel
+	na, nb, nc int
+}
+
+func newIntMatMulKernel(ni *nodeInfo) (kernel, error) {
+	f, a, b, err := newIntForm(ni)
 	if err != nil {
 		return nil, err
 	}
-	k.mm, k.na, k.nb, k.nc = mm, a.n, b.n, out.n
-	return k, nil
+	mm, err := newMatMulGeometry(a, b, ni.out(0))
+	if err != nil {
+		return nil, err
+	}
+	return &intMatMulKernel{intForm: f, mm: mm, na: a.n, nb: b.n, nc: ni.out(0).n}, nil
 }
 
 func (k *intMatMulKernel) scratchBytes() int { return 8 * (k.na + k.nb + k.nc) }

@@ -11,10 +11,10 @@ import (
 // GroupNormalization; expected values from PyTorch's functional ops),
 // integer types, reductions inside scatters, attribute corners, and for
 // BitShift, CastLike, Det, ReverseSequence, linear quantisation, the
-// integer matrix products, GridSample and the window functions:
-// broadcasting, saturation, ties, per-axis parameters, pivoting, an
-// all-zero DynamicQuantizeLinear input, padding modes (values from
-// PyTorch) and a symmetric window of one element.
+// integer matrix products and convolutions, GridSample and the window
+// functions: broadcasting, saturation, ties, per-axis parameters,
+// pivoting, an all-zero DynamicQuantizeLinear input, padding modes
+// (values from PyTorch) and a symmetric window of one element.
 
 func f32s(v ...float32) *graph.Tensor { return graph.FromFloat32(v, len(v)) }
 
@@ -161,6 +161,13 @@ func TestNewOpKernels(t *testing.T) {
 		{"qlinear matmul per column scale", "QLinearMatMul",
 			[]opInput{in(reshapeT(u8s(10, 20), 1, 2)), in(scalarF(0.5)), in(u8s(0)), in(reshapeT(u8s(1, 2, 3, 4), 2, 2)),
 				in(f32s(1, 2)), in(u8s(0, 0)), in(scalarF(2)), in(u8s(100))}, nil, 0, []int{1, 2}, []float64{118, 150}, 0},
+		{"conv integer per channel weight zero point", "ConvInteger",
+			[]opInput{in(reshapeT(u8s(1, 2, 3, 4), 1, 1, 2, 2)), in(reshapeT(u8s(3, 5), 2, 1, 1, 1)), in(reshapeT(u8s(1))), in(u8s(1, 5))},
+			nil, 0, []int{1, 2, 2, 2}, []float64{0, 2, 4, 6, 0, 0, 0, 0}, 0},
+		{"qlinear conv with bias", "QLinearConv",
+			[]opInput{in(reshapeT(u8s(10, 20), 1, 1, 1, 2)), in(scalarF(0.5)), in(reshapeT(u8s(0))), in(reshapeT(i8s(2), 1, 1, 1, 1)),
+				in(f32s(1)), in(i8s(0)), in(scalarF(1)), in(reshapeT(u8s(0))), in(i32s(3))},
+			nil, 0, []int{1, 1, 1, 2}, []float64{12, 22}, 0},
 		{"grid sample bilinear reflection", "GridSample", []opInput{in(gsX), in(gsGrid)},
 			graph.Attrs{"padding_mode": graph.StringAttr("reflection")}, 0, []int{1, 1, 1, 3}, []float64{2.95, 1.9, 1.15}, 1e-6},
 		{"grid sample bicubic border aligned", "GridSample", []opInput{in(gsX), in(gsGrid)},

@@ -7,7 +7,8 @@ import (
 
 // Linear quantisation: QuantizeLinear, DequantizeLinear and
 // DynamicQuantizeLinear on 8- and 16-bit integers, and the 8-bit matrix
-// products MatMulInteger and QLinearMatMul. The float8 and 4-bit
+// products and convolutions MatMulInteger, QLinearMatMul, ConvInteger and
+// QLinearConv. The float8 and 4-bit
 // forms and block quantisation (opset 21's block_size) are outside the
 // table: such nodes stay opaque.
 
@@ -28,6 +29,13 @@ var quantOps = []OpSchema{
 	{Op: "QLinearMatMul", MinOpset: 10, Work: workMatMul, Infer: inferQLinearMatMul, Outputs: ins("y"),
 		Inputs: ins("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point"),
 		Doc:    "y = QuantizeLinear(MatMul(DequantizeLinear(a), DequantizeLinear(b)), y_scale, y_zero_point) of 8-bit integers; a's scale and zero point may be per row, b's per column."},
+	{Op: "ConvInteger", MinOpset: 10, Window: true, WeightDerived: []string{"kernel_shape"}, Work: workConv, Infer: inferConvInteger,
+		Inputs: []InputSpec{req("x"), req("w"), opt("x_zero_point"), opt("w_zero_point")}, Outputs: ins("y"), Attrs: quantConvAttrs,
+		Doc: "int32 y = Conv(x - x_zero_point, w - w_zero_point) of 8-bit integers (padding contributes zero); w_zero_point may be per output channel."},
+	{Op: "QLinearConv", MinOpset: 10, Window: true, Work: workQLinearConv, Infer: inferQLinearConv,
+		Inputs:  append(ins("x", "x_scale", "x_zero_point", "w", "w_scale", "w_zero_point", "y_scale", "y_zero_point"), opt("B")),
+		Outputs: ins("y"), Attrs: quantConvAttrs,
+		Doc: "y = QuantizeLinear(Conv(DequantizeLinear(x), DequantizeLinear(w)) + B x_scale w_scale, y_scale, y_zero_point) with int32 B; w's scale and zero point may be per output channel."},
 }
 
 // isQuantType accepts the integer types a quantised tensor may have.
@@ -162,6 +170,56 @@ func inferQLinearMatMul(n *Node) error {
 		checkType(n, 1, isFloatType, "a floating-point type"), checkSameType(n, 1, 4), checkSameType(n, 1, 6),
 		checkRowParam(n, 1, m), checkRowParam(n, 2, m), checkRowParam(n, 4, c), checkRowParam(n, 5, c),
 		checkRowParam(n, 6, 1), checkRowParam(n, 7, 1))
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[7].DType, out)
+	return nil
+}
+
+// quantConvAttrs are the attributes of the integer convolutions: Conv's.
+var quantConvAttrs = append(windowAttrs(false), intAttr("group", 1))
+
+func inferConvInteger(n *Node) error {
+	x, wt := n.Inputs[0], n.Inputs[1]
+	err := cmp.Or(checkType(n, 0, is8BitType, "int8 or uint8"), checkType(n, 1, is8BitType, "int8 or uint8"),
+		checkSameType(n, 0, 2), checkSameType(n, 1, 3), checkRowParam(n, 2, 1))
+	if err != nil {
+		return err
+	}
+	group, err := convGroup(n, x, wt)
+	if err != nil {
+		return err
+	}
+	if err := checkRowParam(n, 3, wt.Shape[0].Value); err != nil {
+		return err
+	}
+	out, err := convOutShape(n, x, wt, nil, group)
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, Int32, out)
+	return nil
+}
+
+func inferQLinearConv(n *Node) error {
+	x, wt, b := n.Inputs[0], n.Inputs[3], n.Input(8)
+	err := cmp.Or(checkType(n, 0, is8BitType, "int8 or uint8"), checkType(n, 3, is8BitType, "int8 or uint8"),
+		checkType(n, 7, is8BitType, "int8 or uint8"), checkSameType(n, 0, 2), checkSameType(n, 3, 5),
+		checkType(n, 1, isFloatType, "a floating-point type"), checkSameType(n, 1, 4), checkSameType(n, 1, 6),
+		checkType(n, 8, func(d DType) bool { return d == Int32 }, "int32"),
+		checkRowParam(n, 1, 1), checkRowParam(n, 2, 1), checkRowParam(n, 6, 1), checkRowParam(n, 7, 1))
+	if err != nil {
+		return err
+	}
+	group, err := convGroup(n, x, wt)
+	if err != nil {
+		return err
+	}
+	if err := cmp.Or(checkRowParam(n, 4, wt.Shape[0].Value), checkRowParam(n, 5, wt.Shape[0].Value)); err != nil {
+		return err
+	}
+	out, err := convOutShape(n, x, wt, b, group)
 	if err != nil {
 		return err
 	}
