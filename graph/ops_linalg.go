@@ -1,6 +1,9 @@
 package graph
 
-import "fmt"
+import (
+	"cmp"
+	"fmt"
+)
 
 // Matrix products and determinants.
 
@@ -17,18 +20,20 @@ var linalgOps = []OpSchema{
 }
 
 func inferMatMul(n *Node) error {
-	if err := checkType(n, 0, isNumericType, "a numeric type"); err != nil {
+	if err := cmp.Or(checkType(n, 0, isNumericType, "a numeric type"), checkSameType(n, 0, 1)); err != nil {
 		return err
 	}
-	if err := checkSameType(n, 0, 1); err != nil {
-		return err
+	return setMatMulOut(n, 0, 1, n.Inputs[0].DType)
+}
+
+// setMatMulOut sets output 0 of n to the numpy matrix product of inputs
+// ai and bi, of dtype dt.
+func setMatMulOut(n *Node, ai, bi int, dt DType) error {
+	out, err := matMulShape(n.Inputs[ai].Shape, n.Inputs[bi].Shape)
+	if err == nil {
+		setOut(n, 0, dt, out)
 	}
-	out, err := matMulShape(n.Inputs[0].Shape, n.Inputs[1].Shape)
-	if err != nil {
-		return err
-	}
-	setOut(n, 0, n.Inputs[0].DType, out)
-	return nil
+	return err
 }
 
 // matMulShape returns the shape of the numpy matrix product of operands

@@ -109,14 +109,10 @@ func inferDynamicQuantize(n *Node) error {
 // is8BitType accepts the 8-bit integers.
 func is8BitType(d DType) bool { return d == Int8 || d == Uint8 }
 
-// checkMatMulOperands checks the 8-bit operands a and b (inputs ai and bi)
-// of an integer matrix product and returns the product's shape.
-func checkMatMulOperands(n *Node, ai, bi int) (Shape, error) {
-	err := cmp.Or(checkType(n, ai, is8BitType, "int8 or uint8"), checkType(n, bi, is8BitType, "int8 or uint8"))
-	if err != nil {
-		return nil, err
-	}
-	return matMulShape(n.Inputs[ai].Shape, n.Inputs[bi].Shape)
+// checkMatMulOperands checks that inputs ai and bi, the operands of an
+// integer matrix product, are 8-bit integers.
+func checkMatMulOperands(n *Node, ai, bi int) error {
+	return cmp.Or(checkType(n, ai, is8BitType, "int8 or uint8"), checkType(n, bi, is8BitType, "int8 or uint8"))
 }
 
 // checkRowParam checks that input i, a quantisation parameter of a matrix
@@ -147,34 +143,25 @@ func matrixDims(a, b Shape) (rows, cols int64) {
 }
 
 func inferMatMulInteger(n *Node) error {
-	out, err := checkMatMulOperands(n, 0, 1)
-	if err != nil {
-		return err
-	}
 	m, c := matrixDims(n.Inputs[0].Shape, n.Inputs[1].Shape)
-	err = cmp.Or(checkSameType(n, 0, 2), checkSameType(n, 1, 3), checkRowParam(n, 2, m), checkRowParam(n, 3, c))
+	err := cmp.Or(checkMatMulOperands(n, 0, 1), checkSameType(n, 0, 2), checkSameType(n, 1, 3),
+		checkRowParam(n, 2, m), checkRowParam(n, 3, c))
 	if err != nil {
 		return err
 	}
-	setOut(n, 0, Int32, out)
-	return nil
+	return setMatMulOut(n, 0, 1, Int32)
 }
 
 func inferQLinearMatMul(n *Node) error {
-	out, err := checkMatMulOperands(n, 0, 3)
-	if err != nil {
-		return err
-	}
 	m, c := matrixDims(n.Inputs[0].Shape, n.Inputs[3].Shape)
-	err = cmp.Or(checkSameType(n, 0, 2), checkSameType(n, 3, 5), checkType(n, 7, is8BitType, "int8 or uint8"),
+	err := cmp.Or(checkMatMulOperands(n, 0, 3), checkSameType(n, 0, 2), checkSameType(n, 3, 5), checkType(n, 7, is8BitType, "int8 or uint8"),
 		checkType(n, 1, isFloatType, "a floating-point type"), checkSameType(n, 1, 4), checkSameType(n, 1, 6),
 		checkRowParam(n, 1, m), checkRowParam(n, 2, m), checkRowParam(n, 4, c), checkRowParam(n, 5, c),
 		checkRowParam(n, 6, 1), checkRowParam(n, 7, 1))
 	if err != nil {
 		return err
 	}
-	setOut(n, 0, n.Inputs[7].DType, out)
-	return nil
+	return setMatMulOut(n, 0, 3, n.Inputs[7].DType)
 }
 
 // quantConvAttrs are the attributes of the integer convolutions: Conv's.
