@@ -11,8 +11,8 @@ import (
 // GroupNormalization; expected values from PyTorch's functional ops),
 // integer types, reductions inside scatters, attribute corners, and for
 // BitShift, CastLike, Det, ReverseSequence, linear quantisation, the
-// integer matrix products and convolutions, GridSample and the window
-// functions: broadcasting, saturation, ties, per-axis parameters,
+// integer matrix products and convolutions, GridSample, RoiAlign and the
+// window functions: broadcasting, saturation, ties, per-axis parameters,
 // pivoting, an all-zero DynamicQuantizeLinear input, padding modes
 // (values from PyTorch) and a symmetric window of one element.
 
@@ -178,6 +178,14 @@ func TestNewOpKernels(t *testing.T) {
 			[]int{1, 1, 1, 3}, []float64{2.9260940551757812, 1.4522511959075928, 1.2089693546295166}, 1e-6},
 		{"grid sample nearest zeros", "GridSample", []opInput{in(gsX), in(reshapeT(f32s(0.1, 0.4, -0.5, -0.6, 0.9, -0.9), 1, 1, 3, 2))},
 			graph.Attrs{"mode": graph.StringAttr("nearest")}, 0, []int{1, 1, 1, 3}, []float64{4, 0, 2}, 0},
+		{"roi align half pixel on pixel centres", "RoiAlign",
+			[]opInput{in(reshapeT(f32s(1, 2, 3, 4), 1, 1, 2, 2)), in(reshapeT(f32s(0, 0, 2, 2), 1, 4)), in(ints64(0))},
+			graph.Attrs{"output_height": graph.IntAttr(2), "output_width": graph.IntAttr(2), "sampling_ratio": graph.IntAttr(1)}, 0,
+			[]int{1, 1, 2, 2}, []float64{1, 2, 3, 4}, 1e-6},
+		{"roi align output half pixel between them", "RoiAlign",
+			[]opInput{in(reshapeT(f32s(1, 2, 3, 4), 1, 1, 2, 2)), in(reshapeT(f32s(0, 0, 1, 1), 1, 4)), in(ints64(0))},
+			graph.Attrs{"coordinate_transformation_mode": graph.StringAttr("output_half_pixel"), "sampling_ratio": graph.IntAttr(1)}, 0,
+			[]int{1, 1, 1, 1}, []float64{2.5}, 1e-6},
 		{"hann periodic", "HannWindow", []opInput{konst(ints64(4))}, nil, 0, []int{4}, []float64{0, 0.5, 1, 0.5}, 1e-6},
 		{"hamming symmetric", "HammingWindow", []opInput{konst(ints64(3))}, graph.Attrs{"periodic": graph.IntAttr(0)}, 0,
 			[]int{3}, []float64{4.0 / 46, 1, 4.0 / 46}, 1e-6},
@@ -212,6 +220,7 @@ func TestNewOpErrors(t *testing.T) {
 		{"reverse sequence too long", "ReverseSequence", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(ints64(3, 1))}, nil},
 		{"grid sample padding mode", "GridSample", []opInput{in(reshapeT(f32s(1, 2), 1, 1, 1, 2)), in(reshapeT(f32s(0, 0), 1, 1, 1, 2))},
 			graph.Attrs{"padding_mode": graph.StringAttr("wrap")}},
+		{"roi align batch index", "RoiAlign", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 1, 1, 2, 2)), in(reshapeT(f32s(0, 0, 1, 1), 1, 4)), in(ints64(1))}, nil},
 		{"quantize scale length", "QuantizeLinear", []opInput{in(reshapeT(f32s(1, 2, 3, 4), 2, 2)), in(f32s(1, 2, 3))}, nil},
 	}
 	for _, tc := range tests {

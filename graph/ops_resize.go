@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// Resize and GridSample.
+// Resize, GridSample and RoiAlign.
 
 // resizeOps are the rows of this file.
 var resizeOps = []OpSchema{
@@ -38,6 +38,11 @@ var resizeOps = []OpSchema{
 		Attrs: []AttrSpec{intAttr("align_corners", 0), stringAttr("mode", "bilinear"), stringAttr("padding_mode", "zeros")},
 		Doc: "Y[n, c, h, w] = X[n, c] sampled (bilinear, nearest or bicubic; opset 20's linear and cubic) at grid[n, h, w] = (x, y) in [-1, 1], " +
 			"outside points padded by zeros, the border or reflection; 4-D X only."},
+	{Op: "RoiAlign", MinOpset: 16, Work: workPerOutput, Infer: inferRoiAlign, Inputs: ins("X", "rois", "batch_indices"), Outputs: outY,
+		Attrs: []AttrSpec{stringAttr("coordinate_transformation_mode", "half_pixel"), stringAttr("mode", "avg"),
+			intAttr("output_height", 1), intAttr("output_width", 1), intAttr("sampling_ratio", 0), floatAttr("spatial_scale", 1)},
+		Doc: "Y[r, c] = the output_height x output_width bins of region rois[r] = (x1, y1, x2, y2) * spatial_scale of X[batch_indices[r], c], " +
+			"each the average (or max) of bilinear samples on a sampling_ratio grid (adaptive when 0)."},
 }
 
 func inferResize(n *Node) error {
@@ -152,5 +157,29 @@ func inferGridSample(n *Node) error {
 		return fmt.Errorf("X %v and grid %v are not [N, C, H, W] and [N, H_out, W_out, 2]", x.Shape, g.Shape)
 	}
 	setOut(n, 0, x.DType, Shape{x.Shape[0], x.Shape[1], g.Shape[1], g.Shape[2]})
+	return nil
+}
+
+func inferRoiAlign(n *Node) error {
+	x, rois, idx := n.Inputs[0], n.Inputs[1], n.Inputs[2]
+	err := cmp.Or(checkType(n, 0, isFloatType, "a floating-point type"), checkSameType(n, 0, 1),
+		checkType(n, 2, isIndexType, "int32 or int64"))
+	if err != nil {
+		return err
+	}
+	if m := n.AttrString("mode"); m != "avg" && m != "max" {
+		return fmt.Errorf("attribute mode=%q is not avg or max", m)
+	}
+	if c := n.AttrString("coordinate_transformation_mode"); c != "half_pixel" && c != "output_half_pixel" {
+		return fmt.Errorf("attribute coordinate_transformation_mode=%q is not half_pixel or output_half_pixel", c)
+	}
+	oh, ow := n.AttrInt("output_height"), n.AttrInt("output_width")
+	if oh < 1 || ow < 1 || n.AttrInt("sampling_ratio") < 0 {
+		return fmt.Errorf("output %dx%d and sampling_ratio %d must be positive (sampling_ratio may be 0)", oh, ow, n.AttrInt("sampling_ratio"))
+	}
+	if len(x.Shape) != 4 || len(rois.Shape) != 2 || rois.Shape[1].Value != 4 || len(idx.Shape) != 1 || idx.Shape[0] != rois.Shape[0] {
+		return fmt.Errorf("X %v, rois %v and batch_indices %v are not [N, C, H, W], [R, 4] and [R]", x.Shape, rois.Shape, idx.Shape)
+	}
+	setOut(n, 0, x.DType, Shape{rois.Shape[0], x.Shape[1], {Value: oh}, {Value: ow}})
 	return nil
 }
