@@ -86,16 +86,7 @@ var (
 
 func initClasses() {
 	classOnce.Do(func() {
-		for _, s := range graph.Schemas() {
-			// Operators of other domains (ONNX Runtime's com.microsoft
-			// ops that rewrites emit) count as ClassOther, so the encoding,
-			// and every trained policy, stays that of the ONNX operators.
-			if s.Domain != "" && s.Domain != "ai.onnx" {
-				continue
-			}
-			classNames = append(classNames, s.Op)
-		}
-		classNames = append(classNames, ClassInput, ClassWeight, ClassOther)
+		classNames = append(operatorClasses[:len(operatorClasses):len(operatorClasses)], ClassInput, ClassWeight, ClassOther)
 		classIndex = make(map[string]int32, len(classNames))
 		for i, n := range classNames {
 			classIndex[n] = int32(i)
@@ -103,9 +94,10 @@ func initClasses() {
 	})
 }
 
-// OpClasses returns the names of the node classes in index order: every
-// default-domain operator of the op-schema table (sorted), then
-// ClassInput, ClassWeight and ClassOther.
+// OpClasses returns the names of the node classes in index order: the
+// frozen operator list (operatorClasses), then ClassInput, ClassWeight
+// and ClassOther. An operator outside the list, opaque or of another
+// domain encodes as ClassOther.
 func OpClasses() []string {
 	initClasses()
 	return append([]string(nil), classNames...)

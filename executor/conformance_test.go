@@ -29,9 +29,10 @@ var update = flag.Bool("update", false, "rewrite testdata/conformance_pass.txt f
 // written; each must keep passing (not fail, not turn into a skip).
 const conformanceGolden = "testdata/conformance_pass.txt"
 
-// minConformancePass is the floor on passing cases: 70% of the 1,072
-// cases of libonnx-testdata 1.12.
-const minConformancePass = 751
+// minConformancePass is the floor on passing cases: the count when the
+// golden was last written, 937 of the 1,072 cases of libonnx-testdata 1.12
+// (87.4%; the aim is at least 85% with none failing).
+const minConformancePass = 937
 
 // confCase is one ONNX test case prepared for the executor.
 type confCase struct {
@@ -544,7 +545,11 @@ func TestConformancePrecision(t *testing.T) {
 					}
 					b = toExec(b, graph.Float32)
 				}
-				if err := compareTensor(b, a, 1e-3, 1e-4); err != nil {
+				err := compareTensor(b, a, 1e-3, 1e-4)
+				if err != nil && !a.DType.IsFloat() && roundsFloats(s.g) {
+					err = compareWithin(b, a, 1)
+				}
+				if err != nil {
 					t.Errorf("%s: output %q: float64 vs float32: %v", c.name, v.Name, err)
 				}
 			}
@@ -555,6 +560,35 @@ func TestConformancePrecision(t *testing.T) {
 		t.Fatalf("no conformance data set compared")
 	}
 	t.Logf("compared %d data sets in float32 and float64 precision", compared)
+}
+
+// roundsFloats reports whether g rounds floats to integers: a value near
+// a rounding boundary may then round one way in float32 and the other in
+// float64, so integer outputs may differ by one between the precisions.
+func roundsFloats(g *graph.Graph) bool {
+	for _, n := range g.Nodes {
+		switch n.Op {
+		case "Round", "QuantizeLinear", "DynamicQuantizeLinear":
+			return true
+		}
+	}
+	return false
+}
+
+// compareWithin checks that got and want have one shape and that their
+// elements differ by at most tol.
+func compareWithin(got, want *graph.Tensor, tol float64) error {
+	if !slices.Equal(got.Shape, want.Shape) {
+		return fmt.Errorf("shape %v, want %v", got.Shape, want.Shape)
+	}
+	g, _ := got.AsFloat64()
+	w, _ := want.AsFloat64()
+	for i := range w {
+		if math.Abs(g[i]-w[i]) > tol {
+			return fmt.Errorf("element %d: got %v, want %v (tolerance %v)", i, g[i], w[i], tol)
+		}
+	}
+	return nil
 }
 
 // isControlFlowWithBodies reports whether n is an If, Loop or Scan whose

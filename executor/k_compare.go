@@ -14,6 +14,7 @@ import (
 
 func init() {
 	registerKernel(newModKernel, "Mod")
+	registerKernel(newBitShiftKernel, "BitShift")
 }
 
 // bcastKernel evaluates a two-input elementwise function over a
@@ -23,8 +24,10 @@ type bcastKernel struct {
 	plan *bcastPlan
 	op   string
 	bin  graph.BinaryOp // the schema's Binary function
-	fmod bool
-	fn   bcastFn
+	fmod bool           // Mod's fmod attribute
+	// right is BitShift's direction RIGHT.
+	right bool
+	fn    bcastFn
 }
 
 // bcastFn runs a bcastKernel on typed inputs and output.
@@ -44,6 +47,7 @@ func newBcast2(ni *nodeInfo, fns numFns[bcastFn], boolFn bcastFn) (kernel, error
 	}
 	k := &bcastKernel{plan: newBcastPlan(ni.out(0).shape, a.shape, b.shape), op: ni.node.Op, bin: ni.node.Schema().Binary}
 	k.fmod = k.op == "Mod" && ni.node.AttrInt("fmod") != 0
+	k.right = k.op == "BitShift" && ni.node.AttrString("direction") == "RIGHT"
 	if a.dt == graph.Bool && boolFn != nil {
 		k.fn = boolFn
 		return k, nil
@@ -164,6 +168,28 @@ func modInt[T intT](fmod bool) func(x, y T) T {
 		}
 		return r
 	}
+}
+
+// BitShift supports the unsigned integers.
+var shiftRuns = numFns[bcastFn]{nil, nil, nil, nil, nil, nil, shiftRun[uint64], shiftRun[uint32], shiftRun[uint16], shiftRun[uint8]}
+
+func newBitShiftKernel(ni *nodeInfo) (kernel, error) {
+	switch dt := ni.in(0).dt; dt {
+	case graph.Uint8, graph.Uint16, graph.Uint32, graph.Uint64:
+		return newBcast2(ni, shiftRuns, nil)
+	default:
+		return nil, errDType("BitShift", dt)
+	}
+}
+
+// shiftRun shifts each element of input 0 by input 1's bits; a shift by
+// the width or more gives 0.
+func shiftRun[T ~uint8 | ~uint16 | ~uint32 | ~uint64](k *bcastKernel, rc *runCtx, ins, outs []any) {
+	f := func(x, y T) T { return x << y }
+	if k.right {
+		f = func(x, y T) T { return x >> y }
+	}
+	bcastMap(rc, k.plan, outs[0].([]T), ins[0].([]T), ins[1].([]T), f)
 }
 
 // PRelu supports the floats and the 64- and 32-bit signed integers.

@@ -7,7 +7,7 @@ import (
 )
 
 // Operators whose output is fixed at compile time (ConstantOfShape, Range,
-// Size, EyeLike) and layout operators: Trilu, Tile, CumSum, DepthToSpace
+// Size, EyeLike, the window functions) and layout operators: Trilu, Tile, CumSum, DepthToSpace
 // and SpaceToDepth.
 
 func init() {
@@ -19,6 +19,7 @@ func init() {
 	registerKernel(newTileKernel, "Tile")
 	registerKernel(newCumSumKernel, "CumSum")
 	registerKernel(newSpaceDepthKernel, "DepthToSpace", "SpaceToDepth")
+	registerKernel(newWindowKernel, "HannWindow", "HammingWindow", "BlackmanWindow")
 }
 
 // constOut returns a kernel writing the float64 values v to the output in
@@ -73,6 +74,17 @@ func newRangeKernel(ni *nodeInfo) (kernel, error) {
 		vals[i] = v[0] + float64(i)*v[2]
 	}
 	return constOut(ni, vals)
+}
+
+func newWindowKernel(ni *nodeInfo) (kernel, error) {
+	v, _, err := ni.constInts(0)
+	if err != nil {
+		return nil, err
+	}
+	if len(v) != 1 || int(v[0]) != ni.out(0).n {
+		return nil, fmt.Errorf("size %v does not match output shape %s", v, graph.ShapeString(ni.out(0).shape))
+	}
+	return constOut(ni, graph.WindowValues(ni.node.Op, v[0], ni.node.AttrInt("periodic") != 0))
 }
 
 func newSizeKernel(ni *nodeInfo) (kernel, error) {

@@ -27,6 +27,12 @@ func newMatMulKernel(ni *nodeInfo) (kernel, error) {
 	if !isFloatDT(a.dt) || a.dt != b.dt {
 		return nil, fmt.Errorf("MatMul of %v by %v is not supported by the Go executor", a.dt, b.dt)
 	}
+	return newMatMulGeometry(a, b, out)
+}
+
+// newMatMulGeometry returns the batches and offsets of the product of a
+// and b into out, whatever their element types.
+func newMatMulGeometry(a, b, out *valInfo) (*matMulKernel, error) {
 	as, bs := a.shape, b.shape
 	if len(as) == 0 || len(bs) == 0 {
 		return nil, fmt.Errorf("MatMul operands must have rank >= 1")

@@ -11,7 +11,7 @@ func init() {
 	registerKernel(newDropoutKernel, "Dropout")
 	registerKernel(newConstantKernel, "Constant")
 	registerKernel(newShapeKernel, "Shape")
-	registerKernel(newCastKernel, "Cast")
+	registerKernel(newCastKernel, "Cast", "CastLike")
 }
 
 // newAliasKernel compiles the ops whose output is their input's data under

@@ -160,25 +160,32 @@ func convOperands(n *Node) (x, wt *Value, group int64, err error) {
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	r := len(x.Shape)
-	if r < 3 {
-		return nil, nil, 0, fmt.Errorf("input X has shape %v, want rank >= 3 [N,C,D...]", x.Shape)
-	}
-	if len(wt.Shape) != r {
-		return nil, nil, 0, fmt.Errorf("weight W has shape %v, want rank %d like X %v", wt.Shape, r, x.Shape)
-	}
-	group = n.AttrInt("group")
-	if group < 1 {
-		return nil, nil, 0, fmt.Errorf("group %d must be positive", group)
-	}
-	return x, wt, group, nil
+	group, err = convGroup(n, x, wt)
+	return x, wt, group, err
 }
 
-// convWindow checks the optional bias B against m output channels and
+// convGroup checks that input x has rank >= 3 and weights wt x's rank,
+// and returns the group attribute, which must be positive.
+func convGroup(n *Node, x, wt *Value) (int64, error) {
+	r := len(x.Shape)
+	if r < 3 {
+		return 0, fmt.Errorf("input X has shape %v, want rank >= 3 [N,C,D...]", x.Shape)
+	}
+	if len(wt.Shape) != r {
+		return 0, fmt.Errorf("weight W has shape %v, want rank %d like X %v", wt.Shape, r, x.Shape)
+	}
+	group := n.AttrInt("group")
+	if group < 1 {
+		return 0, fmt.Errorf("group %d must be positive", group)
+	}
+	return group, nil
+}
+
+// convWindow checks the optional bias b against m output channels and
 // reads the window attributes of sp spatial axes (the kernel defaulting
 // from the weights wt).
-func convWindow(n *Node, m int64, sp int, wt *Value) (window, error) {
-	if b := n.Input(2); b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
+func convWindow(n *Node, m int64, sp int, wt, b *Value) (window, error) {
+	if b != nil && (len(b.Shape) != 1 || b.Shape[0].Value != m) {
 		return window{}, fmt.Errorf("bias B has shape %v, want [%d]", b.Shape, m)
 	}
 	return readWindow(n, sp, wt.Shape[2:])
@@ -204,30 +211,37 @@ func inferConv(n *Node) error {
 	if err != nil {
 		return err
 	}
-	r := len(x.Shape)
-	c, m, wc := x.Shape[1].Value, wt.Shape[0].Value, wt.Shape[1].Value
-	if wc*group != c {
-		return fmt.Errorf("X has %d channels but W %v with group %d expects %d", c, wt.Shape, group, wc*group)
-	}
-	if m%group != 0 {
-		return fmt.Errorf("W has %d output channels, not divisible by group %d", m, group)
-	}
-	sp := r - 2
-	w, err := convWindow(n, m, sp, wt)
-	if err != nil {
-		return err
-	}
-	for i := 0; i < sp; i++ {
-		if w.k(i) != wt.Shape[2+i].Value {
-			return fmt.Errorf("kernel_shape %v disagrees with weight shape %v", w.kernel, wt.Shape)
-		}
-	}
-	out, err := w.outShape(x.Shape, Dim{Value: m}, false)
+	out, err := convOutShape(n, x, wt, n.Input(2), group)
 	if err != nil {
 		return err
 	}
 	setOut(n, 0, x.DType, out)
 	return nil
+}
+
+// convOutShape checks the channels of input x and weights wt against
+// group and the optional bias b, and returns the convolution's output
+// shape.
+func convOutShape(n *Node, x, wt, b *Value, group int64) (Shape, error) {
+	r := len(x.Shape)
+	c, m, wc := x.Shape[1].Value, wt.Shape[0].Value, wt.Shape[1].Value
+	if wc*group != c {
+		return nil, fmt.Errorf("X has %d channels but W %v with group %d expects %d", c, wt.Shape, group, wc*group)
+	}
+	if m%group != 0 {
+		return nil, fmt.Errorf("W has %d output channels, not divisible by group %d", m, group)
+	}
+	sp := r - 2
+	w, err := convWindow(n, m, sp, wt, b)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < sp; i++ {
+		if w.k(i) != wt.Shape[2+i].Value {
+			return nil, fmt.Errorf("kernel_shape %v disagrees with weight shape %v", w.kernel, wt.Shape)
+		}
+	}
+	return w.outShape(x.Shape, Dim{Value: m}, false)
 }
 
 func inferConvTranspose(n *Node) error {
@@ -241,7 +255,7 @@ func inferConvTranspose(n *Node) error {
 	}
 	m := wt.Shape[1].Value * group
 	sp := r - 2
-	w, err := convWindow(n, m, sp, wt)
+	w, err := convWindow(n, m, sp, wt, n.Input(2))
 	if err != nil {
 		return err
 	}

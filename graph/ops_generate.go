@@ -96,8 +96,8 @@ func constantOfShapeValue(n *Node) (*Tensor, error) {
 	if t == nil {
 		return FromFloat32([]float32{0}, 1), nil
 	}
-	if t.Len() != 1 {
-		return nil, fmt.Errorf("attribute value has %d elements, want 1", t.Len())
+	if t.Len() != 1 || DataLen(t.Data) != 1 {
+		return nil, fmt.Errorf("attribute value has shape %v and %d elements, want 1", t.Shape, DataLen(t.Data))
 	}
 	return t, nil
 }

@@ -3,7 +3,7 @@ package graph
 import "fmt"
 
 // Index-driven operators: GatherElements, GatherND, ScatterElements,
-// ScatterND, TopK and OneHot.
+// ScatterND, TopK, OneHot and ReverseSequence.
 
 // indexOps are the rows of this file.
 var indexOps = []OpSchema{
@@ -30,6 +30,9 @@ var indexOps = []OpSchema{
 	{Op: "OneHot", MinOpset: 9, Work: workPerOutput, Infer: inferOneHot, Inputs: []InputSpec{req("indices"), param("depth"), req("values")}, Outputs: ins("output"),
 		Attrs: []AttrSpec{intAttr("axis", -1)},
 		Doc:   "output = values[1] where the position along the new axis equals indices (negative indices count from depth), else values[0]."},
+	{Op: "ReverseSequence", MinOpset: 10, Movement: true, Infer: inferReverseSequence, Inputs: ins("input", "sequence_lens"), Outputs: outY,
+		Attrs: []AttrSpec{intAttr("batch_axis", 1), intAttr("time_axis", 0)},
+		Doc:   "Y = input with, for each batch index b, its first sequence_lens[b] elements along time_axis reversed; batch_axis and time_axis are 0 and 1 in some order."},
 }
 
 func inferGatherElements(n *Node) error {
@@ -176,5 +179,21 @@ func inferOneHot(n *Node) error {
 	out = append(out, Dim{Value: int64(d[0])})
 	out = append(out, idx.Shape[ax:]...)
 	setOut(n, 0, vals.DType, out)
+	return nil
+}
+
+func inferReverseSequence(n *Node) error {
+	x, lens := n.Inputs[0], n.Inputs[1]
+	if err := checkType(n, 1, func(d DType) bool { return d == Int64 }, "int64"); err != nil {
+		return err
+	}
+	b, t := n.AttrInt("batch_axis"), n.AttrInt("time_axis")
+	if len(x.Shape) < 2 || b+t != 1 || b*t != 0 {
+		return fmt.Errorf("batch_axis %d and time_axis %d must be 0 and 1 of an input of rank >= 2, input shape %v", b, t, x.Shape)
+	}
+	if len(lens.Shape) != 1 || lens.Shape[0].Value != x.Shape[b].Value {
+		return fmt.Errorf("sequence_lens has shape %v, want [%d]", lens.Shape, x.Shape[b].Value)
+	}
+	setOut(n, 0, x.DType, x.Shape.Clone())
 	return nil
 }

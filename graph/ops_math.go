@@ -89,6 +89,13 @@ var mathOps = []OpSchema{
 		Work:  workPerOutput, Infer: inferMod,
 	},
 	{
+		Op:     "BitShift",
+		Doc:    "Z = X shifted left or right (direction \"LEFT\" or \"RIGHT\") by Y bits elementwise, for unsigned integers with numpy broadcasting.",
+		Inputs: ins("X", "Y"), Outputs: ins("Z"), MinOpset: 11, Elementwise: true,
+		Attrs: []AttrSpec{{Name: "direction", Kind: AttrString, Required: true}},
+		Work:  workPerOutput, Infer: inferBitShift,
+	},
+	{
 		Op:      "PRelu",
 		History: opset1Consumed,
 		Doc:     "Y = X if X >= 0 else slope*X elementwise; slope broadcasts to X.",
@@ -258,4 +265,27 @@ func ModInt(x, y int64, fmod bool) int64 {
 		r += y
 	}
 	return r
+}
+
+// inferBitShift: two unsigned integer tensors of one dtype, broadcast; the
+// direction must be LEFT or RIGHT.
+func inferBitShift(n *Node) error {
+	if d := n.AttrString("direction"); d != "LEFT" && d != "RIGHT" {
+		return fmt.Errorf("attribute direction=%q, want LEFT or RIGHT", d)
+	}
+	s, err := broadcastPair(n, isUnsignedType, "an unsigned integer type")
+	if err != nil {
+		return err
+	}
+	setOut(n, 0, n.Inputs[0].DType, s)
+	return nil
+}
+
+// isUnsignedType accepts the unsigned integers.
+func isUnsignedType(d DType) bool {
+	switch d {
+	case Uint8, Uint16, Uint32, Uint64:
+		return true
+	}
+	return false
 }

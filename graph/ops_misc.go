@@ -36,6 +36,10 @@ var miscOps = []OpSchema{
 		History: History{First: 1, AttrSince: map[string]int64{"saturate": 19}},
 		Attrs:   []AttrSpec{intAttr("saturate", 1), {Name: "to", Kind: AttrInt, Required: true}},
 		Doc:     "output = input converted elementwise to dtype to (saturate clips float8 conversions)."},
+	{Op: "CastLike", MinOpset: 15, Movement: true, Infer: inferCastLike, Inputs: ins("input", "target_type"), Outputs: ins("output"),
+		History: History{AttrSince: map[string]int64{"saturate": 19}},
+		Attrs:   []AttrSpec{intAttr("saturate", 1)},
+		Doc:     "output = input converted elementwise to the dtype of target_type (whose values are not read)."},
 }
 
 func inferIdentity(n *Node) error {
@@ -137,14 +141,26 @@ func inferShape(n *Node) error {
 }
 
 func inferCast(n *Node) error {
-	x := n.Inputs[0]
 	to := DType(n.AttrInt("to"))
 	if !to.Valid() {
 		return fmt.Errorf("attribute to=%d is not a valid dtype", n.AttrInt("to"))
 	}
+	setCast(n, to)
+	return nil
+}
+
+// inferCastLike casts to input 1's dtype.
+func inferCastLike(n *Node) error {
+	setCast(n, n.Inputs[1].DType)
+	return nil
+}
+
+// setCast sets output 0 to input 0 converted to dtype to, with its value
+// when input 0's is known.
+func setCast(n *Node, to DType) {
+	x := n.Inputs[0]
 	setOut(n, 0, to, x.Shape.Clone())
 	if t := valueOf(x); t != nil && t.Len() <= maxKnownElems {
 		setKnown(n, 0, castTensor(t, to))
 	}
-	return nil
 }

@@ -1,11 +1,12 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
 
-// Resize.
+// Resize, GridSample and RoiAlign.
 
 // resizeOps are the rows of this file.
 var resizeOps = []OpSchema{
@@ -33,6 +34,15 @@ var resizeOps = []OpSchema{
 		Work:     workPerOutput,
 		Infer:    inferResize,
 	},
+	{Op: "GridSample", MinOpset: 16, Work: workPerOutput, Infer: inferGridSample, Inputs: ins("X", "grid"), Outputs: outY,
+		Attrs: []AttrSpec{intAttr("align_corners", 0), stringAttr("mode", "bilinear"), stringAttr("padding_mode", "zeros")},
+		Doc: "Y[n, c, h, w] = X[n, c] sampled (bilinear, nearest or bicubic; opset 20's linear and cubic) at grid[n, h, w] = (x, y) in [-1, 1], " +
+			"outside points padded by zeros, the border or reflection; 4-D X only."},
+	{Op: "RoiAlign", MinOpset: 16, Work: workPerOutput, Infer: inferRoiAlign, Inputs: ins("X", "rois", "batch_indices"), Outputs: outY,
+		Attrs: []AttrSpec{stringAttr("coordinate_transformation_mode", "half_pixel"), stringAttr("mode", "avg"),
+			intAttr("output_height", 1), intAttr("output_width", 1), intAttr("sampling_ratio", 0), floatAttr("spatial_scale", 1)},
+		Doc: "Y[r, c] = the output_height x output_width bins of region rois[r] = (x1, y1, x2, y2) * spatial_scale of X[batch_indices[r], c], " +
+			"each the average (or max) of bilinear samples on a sampling_ratio grid (adaptive when 0)."},
 }
 
 func inferResize(n *Node) error {
@@ -119,5 +129,57 @@ func inferResize(n *Node) error {
 		}
 	}
 	setOut(n, 0, x.DType, out)
+	return nil
+}
+
+// gridSampleModes maps GridSample's interpolation modes to the names of
+// opset 16 (opset 20 renamed bilinear and bicubic).
+var gridSampleModes = map[string]string{
+	"bilinear": "bilinear", "linear": "bilinear", "nearest": "nearest", "bicubic": "bicubic", "cubic": "bicubic",
+}
+
+// GridSampleMode returns the opset-16 name of GridSample's mode attribute,
+// or "" when it is none of them.
+func GridSampleMode(n *Node) string { return gridSampleModes[n.AttrString("mode")] }
+
+func inferGridSample(n *Node) error {
+	x, g := n.Inputs[0], n.Inputs[1]
+	if err := cmp.Or(checkType(n, 0, isFloatType, "a floating-point type"), checkSameType(n, 0, 1)); err != nil {
+		return err
+	}
+	if GridSampleMode(n) == "" {
+		return fmt.Errorf("attribute mode=%q is not bilinear, nearest or bicubic", n.AttrString("mode"))
+	}
+	if p := n.AttrString("padding_mode"); p != "zeros" && p != "border" && p != "reflection" {
+		return fmt.Errorf("attribute padding_mode=%q is not zeros, border or reflection", p)
+	}
+	if len(x.Shape) != 4 || len(g.Shape) != 4 || g.Shape[3].Value != 2 || g.Shape[0] != x.Shape[0] {
+		return fmt.Errorf("X %v and grid %v are not [N, C, H, W] and [N, H_out, W_out, 2]", x.Shape, g.Shape)
+	}
+	setOut(n, 0, x.DType, Shape{x.Shape[0], x.Shape[1], g.Shape[1], g.Shape[2]})
+	return nil
+}
+
+func inferRoiAlign(n *Node) error {
+	x, rois, idx := n.Inputs[0], n.Inputs[1], n.Inputs[2]
+	err := cmp.Or(checkType(n, 0, isFloatType, "a floating-point type"), checkSameType(n, 0, 1),
+		checkType(n, 2, isIndexType, "int32 or int64"))
+	if err != nil {
+		return err
+	}
+	if m := n.AttrString("mode"); m != "avg" && m != "max" {
+		return fmt.Errorf("attribute mode=%q is not avg or max", m)
+	}
+	if c := n.AttrString("coordinate_transformation_mode"); c != "half_pixel" && c != "output_half_pixel" {
+		return fmt.Errorf("attribute coordinate_transformation_mode=%q is not half_pixel or output_half_pixel", c)
+	}
+	oh, ow := n.AttrInt("output_height"), n.AttrInt("output_width")
+	if oh < 1 || ow < 1 || n.AttrInt("sampling_ratio") < 0 {
+		return fmt.Errorf("output %dx%d and sampling_ratio %d must be positive (sampling_ratio may be 0)", oh, ow, n.AttrInt("sampling_ratio"))
+	}
+	if len(x.Shape) != 4 || len(rois.Shape) != 2 || rois.Shape[1].Value != 4 || len(idx.Shape) != 1 || idx.Shape[0] != rois.Shape[0] {
+		return fmt.Errorf("X %v, rois %v and batch_indices %v are not [N, C, H, W], [R, 4] and [R]", x.Shape, rois.Shape, idx.Shape)
+	}
+	setOut(n, 0, x.DType, Shape{rois.Shape[0], x.Shape[1], {Value: oh}, {Value: ow}})
 	return nil
 }

@@ -9,10 +9,11 @@ import (
 // a BinaryOp nor a float64 function of one input, with the reason; their
 // kernels and inference state it.
 var scalarFree = map[string]string{
-	"Where": "selects between two inputs by a third",
-	"Clip":  "takes optional bounds as inputs",
-	"Mod":   "follows the divisor's or the dividend's sign by its fmod attribute",
-	"Mean":  "divides the sum by the number of inputs",
+	"Where":    "selects between two inputs by a third",
+	"Clip":     "takes optional bounds as inputs",
+	"Mod":      "follows the divisor's or the dividend's sign by its fmod attribute",
+	"Mean":     "divides the sum by the number of inputs",
+	"BitShift": "shifts left or right by its direction attribute",
 }
 
 // TestRowsComplete checks that every row of the op-schema table states

@@ -17,13 +17,13 @@ func TestOpFacts(t *testing.T) {
 		want []string
 	}{
 		{"Movement", func(s *OpSchema) bool { return s.Movement }, []string{
-			"Cast", "Concat", "Constant", "Dropout", "Expand", "Flatten", "Gather", "Identity",
-			"Pad", "Reshape", "Shape", "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze",
+			"Cast", "CastLike", "Concat", "Constant", "Dropout", "Expand", "Flatten", "Gather", "Identity",
+			"Pad", "Reshape", "ReverseSequence", "Shape", "Slice", "Split", "Squeeze", "Tile", "Transpose", "Unsqueeze",
 		}},
-		{"Window", func(s *OpSchema) bool { return s.Window }, []string{"AveragePool", "Conv", "ConvTranspose", "MaxPool"}},
+		{"Window", func(s *OpSchema) bool { return s.Window }, []string{"AveragePool", "Conv", "ConvInteger", "ConvTranspose", "MaxPool", "QLinearConv"}},
 		{"WeightDerived kernel_shape", func(s *OpSchema) bool { return slices.Contains(s.WeightDerived, "kernel_shape") },
-			[]string{"Conv", "ConvTranspose"}},
-		{"any WeightDerived", func(s *OpSchema) bool { return len(s.WeightDerived) > 0 }, []string{"Conv", "ConvTranspose"}},
+			[]string{"Conv", "ConvInteger", "ConvTranspose"}},
+		{"any WeightDerived", func(s *OpSchema) bool { return len(s.WeightDerived) > 0 }, []string{"Conv", "ConvInteger", "ConvTranspose"}},
 		{"NonNegative", func(s *OpSchema) bool { return s.NonNegative }, []string{"Abs", "Exp", "Relu", "Sigmoid", "Softmax", "Sqrt"}},
 		{"ExactArith", func(s *OpSchema) bool { return s.Exact == ExactArith }, []string{
 			"Add", "Conv", "Gemm", "MatMul", "Max", "Min", "Mul", "Neg", "Relu", "Sub",

@@ -15,7 +15,7 @@ func TestParamInputs(t *testing.T) {
 		"Resize": {1, 2, 3}, "ReduceMin": {1}, "ReduceProd": {1}, "ReduceL1": {1}, "ReduceL2": {1},
 		"ReduceLogSum": {1}, "ReduceLogSumExp": {1}, "ReduceSumSquare": {1},
 		"ConstantOfShape": {0}, "Range": {0, 1, 2}, "Tile": {1}, "CumSum": {1}, "OneHot": {1},
-		"TopK": {1}, "Trilu": {1},
+		"TopK": {1}, "Trilu": {1}, "HannWindow": {0}, "HammingWindow": {0}, "BlackmanWindow": {0},
 	}
 	for _, s := range Schemas() {
 		if got := s.ParamInputs(); !slices.Equal(got, want[s.Op]) {

@@ -134,8 +134,15 @@ func workWindow(n *Node, out int64) (int64, bool) {
 
 // workConv is 2 per multiply-accumulate of a convolution: every output
 // element reads a kernel of W's elements per output channel.
-func workConv(n *Node, out int64) (int64, bool) {
-	_, w, ok := staticElems(n.Input(1))
+func workConv(n *Node, out int64) (int64, bool) { return convWork(n.Input(1), out) }
+
+// workQLinearConv is workConv of QLinearConv, whose weights are input 3.
+func workQLinearConv(n *Node, out int64) (int64, bool) { return convWork(n.Input(3), out) }
+
+// convWork is 2 per multiply-accumulate of a convolution with weights wt
+// and out output elements.
+func convWork(wt *Value, out int64) (int64, bool) {
+	_, w, ok := staticElems(wt)
 	if !ok || len(w) < 2 {
 		return 0, false
 	}

@@ -16,8 +16,12 @@ import (
 // has another kind, the arity is wrong, or writing the IR node back at
 // opset would not reproduce the original node exactly.
 func (d *decoder) irNodes(np *onnxpb.NodeProto, ins, outs []*graph.Value, opset int64) ([]*graph.Node, error) {
-	if np.GetOpType() == "Upsample" && (np.GetDomain() == "" || np.GetDomain() == "ai.onnx") && opset == upsampleOpset {
+	defaultDomain := np.GetDomain() == "" || np.GetDomain() == "ai.onnx"
+	if np.GetOpType() == "Upsample" && defaultDomain && opset == upsampleOpset {
 		return d.upsample(np, ins, outs)
+	}
+	if np.GetOpType() == "Scatter" && defaultDomain && opset <= scatterLastOpset {
+		return d.scatter(np, ins, outs)
 	}
 	s := graph.Lookup(np.GetDomain(), np.GetOpType())
 	if s == nil || len(np.ProtoReflect().GetUnknown()) > 0 {

@@ -19,6 +19,8 @@
 //   - Resize of opset 10 (inputs X, scales) becomes Resize(X, nil, scales)
 //     with coordinate_transformation_mode "asymmetric" and, for mode
 //     nearest, nearest_mode "floor";
+//   - Scatter of opsets 9 and 10 becomes ScatterElements with its axis
+//     (written back as ScatterElements at opset 11);
 //   - attributes of pre-opset-9 operator versions that do not change the
 //     inference meaning (Dropout is_test=1, BatchNormalization spatial=1)
 //     are dropped.

@@ -201,5 +201,9 @@ func prepareModel(name string, orig *graph.Model, rc RuleChoice) (*Start, error)
 	}
 	start := *orig
 	start.Graph = folded
-	return &Start{Name: name, Orig: orig, Model: &start, Engine: withPasses(rules, passes, 1)}, nil
+	eng, err := withPasses(rules, passes, 1)
+	if err != nil {
+		return nil, err
+	}
+	return &Start{Name: name, Orig: orig, Model: &start, Engine: eng}, nil
 }

@@ -51,12 +51,23 @@ func canonicalFirst(passes []rewrite.Pass) ([]rewrite.Pass, error) {
 }
 
 // withPasses offers the passes' results (each verified in float64 on
-// random inputs when applied) before base's candidates.
-func withPasses(base rewrite.Rewriter, passes []rewrite.Pass, seed uint64) rewrite.Rewriter {
+// random inputs when applied) before base's candidates. The
+// ort-fusion-forms pass runs rewrite.FusionFormsRules first.
+func withPasses(base rewrite.Rewriter, passes []rewrite.Pass, seed uint64) (rewrite.Rewriter, error) {
 	if len(passes) == 0 {
-		return base
+		return base, nil
 	}
-	return &rewrite.WithPasses{Base: base, Passes: passes, Eval: executor.Evaluate, Check: passCheck(seed)}
+	set, err := rules.Load()
+	if err != nil {
+		return nil, fmt.Errorf("canonicalisation rules: %w", err)
+	}
+	passes = slices.Clone(passes)
+	for i, p := range passes {
+		if p.Name == "ort-fusion-forms" {
+			passes[i] = rewrite.CanonicalFirstWith(p, set, rewrite.FusionFormsRules, executor.Evaluate)
+		}
+	}
+	return &rewrite.WithPasses{Base: base, Passes: passes, Eval: executor.Evaluate, Check: passCheck(seed)}, nil
 }
 
 // passCheck is the check of every pass result: the same function as the

@@ -30,11 +30,16 @@ type CanonStats struct {
 // (RejectShape), so the result holds at every binding of a graph bound
 // with its symbols kept. g is not modified.
 func Canonicalize(g *graph.Graph, set *rules.Set, ev Evaluator) (*graph.Graph, CanonStats, error) {
+	return CanonicalizeWith(g, set, set.CanonicalNames(), ev)
+}
+
+// CanonicalizeWith is Canonicalize with the canonicalisation rules named
+// in names only.
+func CanonicalizeWith(g *graph.Graph, set *rules.Set, names []string, ev Evaluator) (*graph.Graph, CanonStats, error) {
 	st := CanonStats{Applied: map[string]int{}, Stop: "saturated"}
 	if g == nil {
 		return nil, st, fmt.Errorf("rewrite: Canonicalize: nil graph")
 	}
-	names := set.CanonicalNames()
 	if len(names) == 0 {
 		return g, st, nil
 	}
@@ -85,10 +90,16 @@ func (st CanonStats) String() string {
 // fold (1/c for a matched c), so the pass's Tolerance is at least
 // FusionFormsTolerance.
 func CanonicalFirst(p Pass, set *rules.Set, ev Evaluator) Pass {
+	return CanonicalFirstWith(p, set, set.CanonicalNames(), ev)
+}
+
+// CanonicalFirstWith is CanonicalFirst with the canonicalisation rules
+// named in names only.
+func CanonicalFirstWith(p Pass, set *rules.Set, names []string, ev Evaluator) Pass {
 	apply := p.Apply
 	p.Tolerance = max(p.Tolerance, FusionFormsTolerance)
 	p.Apply = func(g *graph.Graph) (*graph.Graph, bool, error) {
-		c, st, err := Canonicalize(g, set, ev)
+		c, st, err := CanonicalizeWith(g, set, names, ev)
 		if err != nil {
 			return nil, false, err
 		}

@@ -14,7 +14,9 @@ import (
 type Options struct {
 	// Rules, when not empty, restricts the engine to the rules with these
 	// names (unknown names are an error of NewEngineChecked; NewEngine
-	// ignores them).
+	// ignores them). Empty means every rule of the set but the
+	// canonicalisation rules, which Canonicalize applies (name them to
+	// match them too).
 	Rules []string
 	// MaxNodes rejects candidates with more nodes than this (0: no cap).
 	// Callers set it from the starting graph, e.g. 2x its node count as
@@ -58,7 +60,8 @@ type Engine struct {
 var _ LazyRewriter = (*Engine)(nil)
 
 // NewEngine returns an engine for the rules of set (those named in
-// opts.Rules when given), in set order.
+// opts.Rules when given, else all but the canonicalisation rules), in set
+// order.
 func NewEngine(set *rules.Set, opts Options) *Engine {
 	e, _ := newEngine(set, opts)
 	return e
@@ -95,7 +98,7 @@ func newEngine(set *rules.Set, opts Options) (*Engine, error) {
 	}
 	if set != nil {
 		for _, r := range set.Rules {
-			if len(opts.Rules) == 0 || slices.Contains(opts.Rules, r.Name) {
+			if len(opts.Rules) == 0 && !r.IsCanonical() || slices.Contains(opts.Rules, r.Name) {
 				e.rules = append(e.rules, prepareRule(r))
 			}
 		}
