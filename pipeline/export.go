@@ -51,7 +51,7 @@ func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64)
 	}
 	out := *s.Orig
 	out.Graph = folded
-	if err := Verify(w, s.Orig, &out, tol, seed); err != nil {
+	if err := s.verify(w, s.Orig, &out, tol, seed); err != nil {
 		return nil, err
 	}
 	if err := s.VerifyShapes(w, &out, tol, seed); err != nil {
@@ -95,7 +95,17 @@ func verifyRuntimes() []string {
 // ONNX Runtime, on VerifySeeds input sets from seed on; it returns
 // ErrNotEquivalent when any output differs by more than tol.
 func Verify(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error {
-	results, err := verify.Runtimes(verifyRuntimes(), orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
+	return verifyWith(w, orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol})
+}
+
+// verify is Verify on the run's sessions (Start.sessionBackend).
+func (s *Start) verify(w io.Writer, orig, out *graph.Model, tol float64, seed uint64) error {
+	return verifyWith(w, orig, out, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol, Backend: s.sessionBackend()})
+}
+
+// verifyWith is Verify with opts.
+func verifyWith(w io.Writer, orig, out *graph.Model, opts verify.Options) error {
+	results, err := verify.Runtimes(verifyRuntimes(), orig, out, opts)
 	noteVerified(w, out, results)
 	for _, r := range results {
 		fmt.Fprintln(w, r)

@@ -131,7 +131,8 @@ type Start struct {
 	Sweep []ShapeBinding
 
 	measuring bench
-	swept     []SweepRow // the last shape sweep's measurements
+	sessions  *measure.SessionPool // nil: each use loads its own (UseSessionPool)
+	swept     []SweepRow           // the last shape sweep's measurements
 	// Inputs are the user's own input sets (inputs.Read): the written
 	// model is verified on them too (VerifyInputs).
 	Inputs []inputs.Set

@@ -80,6 +80,9 @@ func (s *OpShare) add(o OpShare) {
 // written model stands.
 func (s *Start) ProfileOps(w io.Writer, src, dst string, out *graph.Model, m Measurement, seed uint64) *OpProfileReport {
 	be, _, err := s.bench(m, seed)
+	if u, ok := be.(interface{ Unwrap() measure.Backend }); ok {
+		be = u.Unwrap()
+	}
 	if err == nil {
 		if _, ok := be.(measure.Profiler); !ok {
 			err = fmt.Errorf("the %s backend has no per-node profiler (ONNX Runtime has one)", be.Name())

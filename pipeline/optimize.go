@@ -101,6 +101,11 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 	} else if len(cfg.Sweep) > 0 {
 		return nil, fmt.Errorf("--sweep: %s has no symbolic input dimensions to sweep (or --specialize fixed them)", cfg.Model)
 	}
+	pool, err := s.UseSessionPool(cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	defer pool.Close()
 	log := newRunLog(w)
 	w = log
 	s.Inputs = cfg.Inputs

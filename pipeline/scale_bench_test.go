@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -35,7 +36,12 @@ import (
 // expansion (Candidates), one environment step as optimize's built-in
 // agent runs it by default (Step: 32 candidates shown with their gains
 // under the cost model) and the agent's policy network on the
-// observation of a step (GAT).
+// observation of a step (GAT). Then the stages after the search, on its
+// result with one candidate applied, as optimize runs them with the run's
+// sessions kept (Start.UseSessionPool): folding and verifying it on both
+// runtimes (Verify), the never-slower measurement against the original
+// on the default backend after that verification (NotSlower; ONNX
+// Runtime when installed), and writing the chosen file (Write).
 
 // scaleSizes are the node counts of the scale benchmarks.
 var scaleSizes = []int{1_000, 5_000, 50_000}
@@ -209,6 +215,75 @@ func BenchmarkScaleGAT(b *testing.B) {
 			}
 		}
 	})
+}
+
+func BenchmarkScaleVerify(b *testing.B) {
+	benchScale(b, func(b *testing.B, path string) func() {
+		s, best := searched(b, path)
+		return func() {
+			pool := sessionPool(b, s, path)
+			defer pool.Close()
+			if _, err := s.Finish(io.Discard, best, 0, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkScaleNotSlower(b *testing.B) {
+	benchScale(b, func(b *testing.B, path string) func() {
+		s, best := searched(b, path)
+		pool := sessionPool(b, s, path)
+		out, err := s.Finish(io.Discard, best, 0, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return func() {
+			defer pool.Close()
+			if _, _, err := s.ChooseNotSlower(io.Discard, path, out, Measurement{}, 0, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkScaleWrite(b *testing.B) {
+	benchScale(b, func(b *testing.B, path string) func() {
+		s, best := searched(b, path)
+		out := *s.Orig
+		out.Graph = best
+		dst := filepath.Join(b.TempDir(), "out.onnx")
+		return func() {
+			if err := s.WriteModel(dst, path, &out); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// searched returns the start of the model at path and its folded graph
+// with the first candidate applied, as a search's result.
+func searched(b *testing.B, path string) (*Start, *graph.Graph) {
+	b.Helper()
+	s := prepared(b, path)
+	cands, err := rewrite.CandidatesOfLazy(s.Engine, s.Model.Graph, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if len(cands) == 0 {
+		return s, s.Model.Graph
+	}
+	return s, cands[0].Materialize()
+}
+
+// sessionPool makes s keep its sessions, the original loaded from path.
+func sessionPool(b *testing.B, s *Start, path string) *measure.SessionPool {
+	b.Helper()
+	pool, err := s.UseSessionPool(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return pool
 }
 
 // loadBound reads and binds the model at path.

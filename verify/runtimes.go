@@ -28,7 +28,7 @@ func (r RuntimeResult) String() string {
 }
 
 // Runtimes checks b against a on each backend named in names
-// (measure.NewBackend). A runtime that cannot run the models
+// (opts.Backend, else measure.NewBackend). A runtime that cannot run the models
 // (*graph.UnsupportedOpError, e.g. an op outside the Go executor) is
 // skipped and reported, so that an op xrl cannot execute does not block
 // verification where ONNX Runtime can; it is an error when no runtime
@@ -36,8 +36,12 @@ func (r RuntimeResult) String() string {
 func Runtimes(names []string, a, b *graph.Model, opts Options) ([]RuntimeResult, error) {
 	var out []RuntimeResult
 	ran := false
+	newBackend := opts.Backend
+	if newBackend == nil {
+		newBackend = func(name string) (measure.Backend, error) { return measure.NewBackend(name, measure.BackendOptions{}) }
+	}
 	for _, name := range names {
-		be, err := measure.NewBackend(name, measure.BackendOptions{})
+		be, err := newBackend(name)
 		if err != nil {
 			return out, err
 		}

@@ -43,6 +43,11 @@ type Options struct {
 	// Draw draws the random input set of a seed for the first model's
 	// graph (nil: inputs.Random's generator).
 	Draw func(g *graph.Graph, seed uint64) (map[string]*graph.Tensor, error)
+	// Backend returns the backend Runtimes verifies on for a runtime name
+	// (nil: measure.NewBackend with default options). A run that verifies
+	// several models passes a measure.SessionPool's, so that each model is
+	// loaded once.
+	Backend func(name string) (measure.Backend, error)
 }
 
 // withDefaults fills the zero fields.
@@ -79,15 +84,11 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	if err := sameSignature(a.Graph, b.Graph); err != nil {
 		return Result{}, err
 	}
-	sa, err := beA.Load(a)
+	sa, sb, err := loadBoth(beA, a, beB, b)
 	if err != nil {
-		return Result{}, fmt.Errorf("first model: %w", err)
+		return Result{}, err
 	}
 	defer sa.Close()
-	sb, err := beB.Load(b)
-	if err != nil {
-		return Result{}, fmt.Errorf("second model: %w", err)
-	}
 	defer sb.Close()
 	res := Result{OK: true, RTol: opts.Tolerance, ATol: opts.ATol}
 	sets, branches, err := inputSets(a.Graph, opts)
@@ -162,6 +163,32 @@ func (r *Result) compareSet(sa, sb measure.Session, a, b *graph.Graph, set input
 	}
 	r.Sets = append(r.Sets, se)
 	return nil
+}
+
+// loadBoth loads a on beA and b on beB at the same time (ONNX Runtime
+// spends most of a large graph's load optimising it on one core).
+func loadBoth(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Model) (sa, sb measure.Session, err error) {
+	var errB error
+	done := make(chan bool)
+	go func() {
+		defer close(done)
+		sb, errB = beB.Load(b)
+	}()
+	sa, err = beA.Load(a)
+	<-done
+	if err == nil && errB == nil {
+		return sa, sb, nil
+	}
+	if sa != nil {
+		sa.Close()
+	}
+	if sb != nil {
+		sb.Close()
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("first model: %w", err)
+	}
+	return nil, nil, fmt.Errorf("second model: %w", errB)
 }
 
 func sameSignature(a, b *graph.Graph) error {

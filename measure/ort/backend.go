@@ -159,6 +159,9 @@ func newSession(data []byte, opts *ortgo.SessionOptions, m *graph.Model) (*sessi
 		outNames = append(outNames, v.Name)
 		outTypes[i], outScalar[i] = v.DType, v.ShapeKnown && len(v.Shape) == 0
 	}
+	if err := disableIdleCSE(opts, g); err != nil {
+		return nil, err
+	}
 	s, err := ortgo.NewDynamicAdvancedSessionWithONNXData(data, inNames, outNames, opts)
 	if err != nil {
 		return nil, fmt.Errorf("ONNX Runtime rejected the model: %w", err)
