@@ -18,7 +18,9 @@ import (
 // every search or rollout and kept only when measurement says so: their
 // worth depends on which fusions ONNX Runtime then forms (its Attention
 // kernel, plain 2-D Gemm and LayerNormalization instead of its 3-D
-// SkipLayerNormalization), which no cost model here can see.
+// SkipLayerNormalization), which no cost model here can see. The fusion
+// passes among them run on the graph canonicalised by the rules of
+// rules.CanonicalFile (see PassesNamed).
 var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows-2d"}
 
 // MeasuredPasses tries the named whole-graph passes on two graphs: the
@@ -142,7 +144,8 @@ func (s *Start) compareOnBench(a, b *graph.Model, m Measurement, seed uint64) (m
 }
 
 // PassesNamed returns the shipped whole-graph passes with these names, in
-// the given order, or an error naming the first unknown one and the known
+// the given order (the fusion passes preceded by canonicalisation, see
+// canonicalFirst), or an error naming the first unknown one and the known
 // ones.
 func PassesNamed(names []string) ([]rewrite.Pass, error) {
 	var out []rewrite.Pass
@@ -157,5 +160,5 @@ func PassesNamed(names []string) ([]rewrite.Pass, error) {
 		}
 		out = append(out, rewrite.Passes[i])
 	}
-	return out, nil
+	return canonicalFirst(out)
 }

@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/rewrite"
+	"github.com/xrl-dev/xrl/rules"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
 
@@ -26,6 +28,26 @@ func splitPassNames(names []string) (passes []rewrite.Pass, ruleNames []string) 
 		}
 	}
 	return passes, ruleNames
+}
+
+// canonicalFirst runs each fusion pass (rewrite.Pass.Fuses) on the graph
+// canonicalised by the shipped canonicalisation rules, folded on the
+// executor (rewrite.CanonicalFirst); other passes are kept as they are.
+// Only the measured passes are wrapped: the passes offered to the search
+// and the agent stay those the built-in agent was trained with.
+func canonicalFirst(passes []rewrite.Pass) ([]rewrite.Pass, error) {
+	set, err := rules.Load()
+	if err != nil {
+		return nil, fmt.Errorf("canonicalisation rules: %w", err)
+	}
+	out := make([]rewrite.Pass, len(passes))
+	for i, p := range passes {
+		out[i] = p
+		if p.Fuses {
+			out[i] = rewrite.CanonicalFirst(p, set, executor.Evaluate)
+		}
+	}
+	return out, nil
 }
 
 // withPasses offers the passes' results (each verified in float64 on

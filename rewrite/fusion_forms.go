@@ -7,32 +7,31 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// FusionFormsTolerance is the relative error, in float64, that
-// FusionForms' result may show against its input: replacing a constant
-// c by the float32 nearest to 1/c (x*c becomes x/(1/c)) moves results by
-// float32 rounding of that constant, about 1e-7 of their scale.
+// FusionFormsTolerance is the relative error, in float64, that the
+// fusion passes' results may show against their input when they run after
+// Canonicalize (CanonicalFirst): a canonicalisation rule that computes a
+// constant from a matched one (x*c becomes x/(1/c)) folds it in float32,
+// which moves results by float32 rounding of that constant, about 1e-7 of
+// their scale.
 const FusionFormsTolerance = 1e-6
 
 // ortConstRel is the relative tolerance ONNX Runtime's fusions allow a
 // scalar constant (1e-5, with an absolute 1e-8).
 const ortConstRel = 1e-5
 
-// FusionForms rewrites near-misses of the patterns ONNX Runtime's CPU
-// graph optimiser fuses into the exact patterns it matches. The forms, as
-// PyTorch exports hand-written GELU, LayerNorm and RMSNorm and as xrl's own
-// rules leave them:
+// FusionForms restores the GELUs that xrl's own rules break into the
+// exact pattern ONNX Runtime's CPU graph optimiser fuses:
 //
-//	Erf(Mul(x, c)), c within 1e-5 of 1/sqrt(2)   Erf(Div(x, 1/c))         GeluFusion matches only the Div
-//	Mul(x, Mul(x, x))                            Pow(x, 3)                tanh-GELU (FastGeluFusion) wants Pow
-//	ReduceMean(Mul(d, d))                        ReduceMean(Pow(d, 2))    LayerNormFusion, SimplifiedLayerNormFusion want Pow
-//	Mul(Mul(x, Add(Tanh(t), 1)), 0.5)            Mul(Mul(x, 0.5), Add(..)) FastGeluFusion wants 0.5 on x (torch's tanh GELU)
 //	Mul(MatMul(G, W), 0.5), G = x*(1+erf(x/√2))   MatMul(Mul(G, 0.5), W)   undoes rule matmul-scale-left-out on a GELU
 //	MatMul(G, C) or Gemm(G, C, ..), C constant     MatMul(Mul(G, 0.5), 2C)  undoes matmul-scale-into-right after it
 //
-// Each is exact in real arithmetic but the first, which replaces a
-// constant by another within float32 rounding (see FusionFormsTolerance).
-// Only float32 and float64 values are rewritten. It reports whether
-// anything changed; g is not modified.
+// Both are exact (scaling by 0.5 and 2). The near-misses that exporters
+// write (Erf(x*(1/√2)), x*x*x, ReduceMean(d*d), the 0.5 of a tanh GELU
+// placed last, RMSNorm's x*(1/sqrt(v))) are canonicalisation rules
+// (rules/data/canonical.rules), which Canonicalize applies before this
+// pass (the pipeline runs it as CanonicalFirst). Only float32 and float64
+// values are rewritten. It reports whether anything changed; g is not
+// modified.
 func FusionForms(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: FusionForms: nil graph")
@@ -53,12 +52,8 @@ func FusionForms(g *graph.Graph) (*graph.Graph, bool, error) {
 			continue
 		}
 		switch n.Op {
-		case "Erf":
-			changed = f.erfDiv(n) || changed
-		case "ReduceMean":
-			changed = f.squarePow(n) || changed
 		case "Mul":
-			changed = f.cubePow(n) || f.geluHalfBack(n) || f.tanhHalfFirst(n) || changed
+			changed = f.geluHalfBack(n) || changed
 		case "MatMul", "Gemm":
 			changed = f.geluHalfFromWeight(n) || changed
 		}
@@ -145,54 +140,6 @@ func scalarOperand(n *graph.Node, want float64) (x *graph.Value, c float64, ok b
 	return nil, 0, false
 }
 
-// erfDiv turns Erf(Mul(x, c)), c ≈ 1/√2, into Erf(Div(x, 1/c)).
-func (f *formFixer) erfDiv(erf *graph.Node) bool {
-	m, ok := f.producer(erf.Inputs[0], "Mul")
-	if !ok {
-		return false
-	}
-	x, c, ok := scalarOperand(m, 1/math.Sqrt2)
-	if !ok || !floatValue(x) {
-		return false
-	}
-	m.Op = "Div"
-	m.Inputs = []*graph.Value{x, f.scalarOf(x, m.Name+"_sqrt2", 1/c)}
-	return true
-}
-
-// squarePow turns ReduceMean(Mul(d, d)) into ReduceMean(Pow(d, 2)).
-func (f *formFixer) squarePow(rm *graph.Node) bool {
-	m, ok := f.producer(rm.Inputs[0], "Mul")
-	if !ok || len(m.Inputs) != 2 || m.Inputs[0] != m.Inputs[1] || !floatValue(m.Inputs[0]) {
-		return false
-	}
-	d := m.Inputs[0]
-	m.Op = "Pow"
-	m.Inputs = []*graph.Value{d, f.scalarOf(d, m.Name+"_two", 2)}
-	return true
-}
-
-// cubePow turns Mul(x, Mul(x, x)) (either order) into Pow(x, 3).
-func (f *formFixer) cubePow(n *graph.Node) bool {
-	if len(n.Inputs) != 2 {
-		return false
-	}
-	for i := range 2 {
-		x := n.Inputs[i]
-		sq, ok := f.producer(n.Inputs[1-i], "Mul")
-		if !ok || !floatValue(x) || len(sq.Inputs) != 2 || sq.Inputs[0] != x || sq.Inputs[1] != x {
-			continue
-		}
-		if f.soleUse(sq.Outputs[0], n) {
-			f.drop[sq] = true
-		}
-		n.Op = "Pow"
-		n.Inputs = []*graph.Value{x, f.scalarOf(x, n.Name+"_three", 3)}
-		return true
-	}
-	return false
-}
-
 // halved returns p when n = Mul(p's output, 0.5), p of type op, n the
 // only reader of that float output.
 func (f *formFixer) halved(n *graph.Node, op string) (*graph.Node, bool) {
@@ -277,37 +224,6 @@ func (f *formFixer) halfOf(g *graph.Value, base string) (*graph.Value, *graph.No
 	scale := &graph.Node{Name: graph.UniqueName(f.names, base+"_gelu_half"), Op: "Mul",
 		Inputs: []*graph.Value{g, f.scalarOf(g, base+"_half_const", 0.5)}, Outputs: []*graph.Value{h}}
 	return h, scale, true
-}
-
-// tanhHalfFirst turns Mul(Mul(x, A), 0.5), A = Add(Tanh(t), 1), into
-// Mul(Mul(x, 0.5), A); scaling by 0.5 is exact.
-func (f *formFixer) tanhHalfFirst(n *graph.Node) bool {
-	m, ok := f.halved(n, "Mul")
-	if !ok || len(m.Inputs) != 2 {
-		return false
-	}
-	v := m.Outputs[0]
-	for i := range 2 {
-		x, a := m.Inputs[i], m.Inputs[1-i]
-		add, ok := f.producer(a, "Add")
-		// v becomes x*0.5: x must have v's shape (A must not broadcast it).
-		if !ok || x.IsConst() || dims(x) == nil || !dims(x).Equal(dims(v)) {
-			continue
-		}
-		t, _, ok := scalarOperand(add, 1)
-		if _, isTanh := f.producer(t, "Tanh"); !ok || !isTanh {
-			continue
-		}
-		// m now scales x; n multiplies by A.
-		c := n.Inputs[0]
-		if c == v {
-			c = n.Inputs[1]
-		}
-		m.Inputs = []*graph.Value{x, c}
-		n.Inputs = []*graph.Value{v, a}
-		return true
-	}
-	return false
 }
 
 // isHalflessGelu reports whether v = Mul(x, Add(Erf(Div(x, √2)), 1)),

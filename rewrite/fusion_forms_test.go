@@ -62,21 +62,39 @@ func loadFolded(t *testing.T, path string) *graph.Model {
 	return m
 }
 
-// checkFusionForms applies FusionForms to m and checks that the result is
-// the same function (float64 within FusionFormsTolerance, and ONNX
-// Runtime's float32 outputs within verification tolerance) and that ONNX
-// Runtime then forms fused, which it did not form before.
+// fusionFormsPass returns the pass ort-fusion-forms as xrl optimize runs
+// it: after Canonicalize with the shipped canonicalisation rules.
+func fusionFormsPass(t *testing.T) rewrite.Pass {
+	t.Helper()
+	set, err := rules.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rewrite.Passes {
+		if p.Name == "ort-fusion-forms" {
+			return rewrite.CanonicalFirst(p, set, executor.Evaluate)
+		}
+	}
+	t.Fatal("no pass ort-fusion-forms")
+	return rewrite.Pass{}
+}
+
+// checkFusionForms applies ort-fusion-forms (canonicalisation, then
+// FusionForms) to m and checks that the result is the same function
+// (float64 within FusionFormsTolerance, and ONNX Runtime's float32 outputs
+// within verification tolerance) and that ONNX Runtime then forms fused,
+// which it did not form before.
 func checkFusionForms(t *testing.T, be measure.Backend, m *graph.Model, fused string) {
 	t.Helper()
 	if n := ortOps(t, be, m)[fused]; n != 0 {
 		t.Fatalf("ONNX Runtime already forms %d %s before the rewrite: the test checks nothing", n, fused)
 	}
-	g, changed, err := rewrite.FusionForms(m.Graph)
+	g, changed, err := fusionFormsPass(t).Apply(m.Graph)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !changed {
-		t.Fatal("FusionForms changed nothing")
+		t.Fatal("ort-fusion-forms changed nothing")
 	}
 	if g, _, err = rewrite.Fold(g, executor.Evaluate); err != nil {
 		t.Fatal(err)
@@ -160,12 +178,16 @@ func TestFusionFormsUndoScaleOut(t *testing.T) {
 }
 
 // TestFusionFormsLeavesExactForms checks that exports ONNX Runtime already
-// fuses are left alone.
+// fuses are left alone, by FusionForms and by the canonicalisation before
+// it.
 func TestFusionFormsLeavesExactForms(t *testing.T) {
 	for _, f := range []string{"gelu_nn_opset13.onnx", "gelu_nn_opset17.onnx"} {
 		m := loadFolded(t, "../testdata/fusion/"+f)
 		if _, changed, err := rewrite.FusionForms(m.Graph); err != nil || changed {
 			t.Errorf("%s: FusionForms changed %v, err %v; want no change", f, changed, err)
+		}
+		if _, changed, err := fusionFormsPass(t).Apply(m.Graph); err != nil || changed {
+			t.Errorf("%s: ort-fusion-forms after canonicalisation changed %v, err %v; want no change", f, changed, err)
 		}
 	}
 }

@@ -18,15 +18,19 @@ type Pass struct {
 	// result may show against its input (a pass that replaces a constant
 	// by another within float32 rounding); 0 means the checker's own.
 	Tolerance float64
+	// Fuses marks a fusion pass that matches the canonical forms of the
+	// rules of rules.CanonicalFile: callers with an Evaluator run it
+	// after Canonicalize (see CanonicalFirst).
+	Fuses bool
 }
 
 // Passes are the shipped whole-graph passes, in the order they are offered.
 var Passes = []Pass{
 	{Name: "prune-dead-rows", Apply: PruneDead},
-	{Name: "fuse-attention", Apply: FuseAttention},
-	{Name: "fuse-attention-2d", Apply: FuseAttention2D},
+	{Name: "fuse-attention", Apply: FuseAttention, Fuses: true},
+	{Name: "fuse-attention-2d", Apply: FuseAttention2D, Fuses: true},
 	{Name: "rows-2d", Apply: Rows2D},
-	{Name: "ort-fusion-forms", Apply: FusionForms, Tolerance: FusionFormsTolerance},
+	{Name: "ort-fusion-forms", Apply: FusionForms, Tolerance: FusionFormsTolerance, Fuses: true},
 }
 
 // FuseAttention2D is FuseAttention followed, when it fused something, by

@@ -32,8 +32,14 @@ func loadSymbolic(t *testing.T, path string, tuning map[string][]int) (declared 
 
 // sameAtShapes writes out as a model with declared's interface, reads it
 // back and checks, at each binding of the inputs, that it computes what
-// declared does on the Go executor.
+// declared does on the Go executor (relative error at most 1e-9).
 func sameAtShapes(t *testing.T, declared *graph.Model, out *graph.Graph, shapes []map[string][]int) {
+	t.Helper()
+	sameAtShapesTol(t, declared, out, shapes, 1e-9)
+}
+
+// sameAtShapesTol is sameAtShapes with the relative error allowed.
+func sameAtShapesTol(t *testing.T, declared *graph.Model, out *graph.Graph, shapes []map[string][]int, tol float64) {
 	t.Helper()
 	w := *declared
 	w.Graph = out.Clone()
@@ -65,7 +71,7 @@ func sameAtShapes(t *testing.T, declared *graph.Model, out *graph.Graph, shapes 
 			if err := opt.Graph.BindShapes(s); err != nil {
 				t.Fatalf("the rewritten model does not take this shape: %v", err)
 			}
-			if _, err := ruleverify.SameFunction(orig.Graph, opt.Graph, 1, 1, 1e-9); err != nil {
+			if _, err := ruleverify.SameFunction(orig.Graph, opt.Graph, 1, 1, tol); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -16,7 +16,16 @@ func TestDefaultNames(t *testing.T) {
 			t.Errorf("%q is on by default", off)
 		}
 	}
-	if len(names)+len(OffByDefault) != len(set.Rules) {
-		t.Errorf("%d default rules + %d off = %d, want %d", len(names), len(OffByDefault), len(names)+len(OffByDefault), len(set.Rules))
+	canonical := set.CanonicalNames()
+	if len(canonical) == 0 {
+		t.Errorf("no rule of %s in the shipped set", CanonicalFile)
+	}
+	for _, c := range canonical {
+		if slices.Contains(names, c) {
+			t.Errorf("canonicalisation rule %q is on by default", c)
+		}
+	}
+	if len(names)+len(OffByDefault)+len(canonical) != len(set.Rules) {
+		t.Errorf("%d default rules + %d off + %d canonical = %d, want %d", len(names), len(OffByDefault), len(canonical), len(names)+len(OffByDefault)+len(canonical), len(set.Rules))
 	}
 }

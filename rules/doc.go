@@ -48,7 +48,10 @@
 // equal to its schema default is left out. Conditions are bool expressions
 // over the source's variables and labels: comparisons (== != < <= > >=),
 // "x in {a, b}" (one of), "!" and predicates such as isConst(w),
-// isScalar(s), sameShape(a, b), rank(x) == 4.
+// isScalar(s), sameShape(a, b), rank(x) == 4. The constant-value
+// predicates isConstValue(t, v) and isConstNear(t, v) pin a constant to a
+// value, a float expression such as 0.5 or 1.0 / sqrt(dim(q, -1)); the
+// verifier gives a pinned variable that value (see constvalue.go).
 //
 // Commutative ops with two arguments (schema Commutative) are matched in
 // both argument orders, so a rule is written in one orientation only and
@@ -85,6 +88,10 @@
 // (q in {invPerm(p)}); a domain for a name in no template declares a free
 // symbol used only for sampling. Variables that a condition requires to be
 // isConst become initializers.
+//
+// The rules of CanonicalFile are canonicalisation rules: verified like the
+// others but left out of DefaultNames, and applied to a fixed point
+// before the fusion passes (rewrite.Canonicalize).
 //
 // # Checking
 //

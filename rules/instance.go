@@ -61,7 +61,8 @@ var ErrInvalidInstance = errors.New("instance does not satisfy the rule")
 
 // Instantiate builds the source and target graphs of r for inst. Every
 // tensor variable becomes a float32 graph input named after it (or, when a
-// condition requires isConst(v), an initializer with seeded random data);
+// condition requires isConst(v), an initializer with seeded random data,
+// or with the value a constant-value predicate such as isConstValue pins);
 // the source ops are added with the instance's attributes; the source is
 // matched with FindMatches (so templates and conditions are checked as
 // they would be in a real graph) and the target is built from that match
@@ -94,7 +95,7 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 		}
 		m.Attrs[v.Index] = a
 	}
-	consts := r.constVars()
+	consts, pins := r.constVars(), r.constPins()
 	rng := rand.New(rand.NewPCG(inst.Seed, NameHash(r.Name)))
 	src = &graph.Graph{Name: r.Name + "/source"}
 	var prefix []*graph.Node
@@ -129,6 +130,9 @@ func (r *Rule) Instantiate(inst Instance) (src, tgt *graph.Graph, err error) {
 			src.Inputs = append(src.Inputs, gv)
 		}
 		m.Values[v.Index] = gv
+	}
+	if err := r.fillPinned(pins, m, en, rng); err != nil {
+		return nil, nil, fmt.Errorf("rule %s: %v: %w", r.Name, err, ErrInvalidInstance)
 	}
 	names := graphNamer(src, "src")
 	for _, pn := range r.Source.Nodes {
@@ -282,13 +286,18 @@ func (r *Rule) sourceNode(pn *PNode, m *Match, en *env, name Namer) (*graph.Node
 }
 
 // constVars returns the tensor variables some condition requires to be
-// constants (isConst(v), possibly inside && or !... only plain calls count).
+// constants (isConst(v), or a constant-value predicate such as
+// isConstValue(v, 0.5), possibly inside && or !... only plain calls
+// count).
 func (r *Rule) constVars() map[*Var]bool {
 	out := map[*Var]bool{}
 	for _, c := range r.Conds {
 		if c.Op == ECall && c.Name == "isConst" && len(c.Args) == 1 && c.Args[0].Var != nil {
 			out[c.Args[0].Var] = true
 		}
+	}
+	for v := range r.constPins() {
+		out[v] = true
 	}
 	return out
 }

@@ -73,8 +73,11 @@ func Verify(r *rules.Rule, opts Options) (Report, error) {
 	combos, shapes := map[string]bool{}, map[string]bool{}
 	exact := true
 	vars, nonneg := map[string]bool{}, map[string]bool{}
+	pinned := r.Pinned()
 	for _, v := range r.Vars {
-		if v.Kind == rules.TensorVar {
+		// A pinned constant keeps its value in the exact check, like
+		// the rule's literals.
+		if v.Kind == rules.TensorVar && !pinned[v] {
 			vars[v.Name] = true
 			nonneg[v.Name] = v.Range != rules.RangeAny
 		}
