@@ -1,0 +1,215 @@
+package rewrite
+
+import (
+	"slices"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// Batch-first attention, as Hugging Face, timm-free ViT and hand-written
+// exports write it: heads split as [B, L, N, h] and brought to [B, N, L,
+// h] by Transpose[0,2,1,3], the keys by Transpose[0,2,3,1], 4-D scores
+// [B, N, L, L], and the heads merged back by Transpose[0,2,1,3] and a
+// Reshape to [B, L, D]. The projections are three MatMul+Add with constant
+// weights reading one input, or Slices of one packed projection (the
+// canonical form of a Split, rules/data/canonical.rules). The additive
+// mask may be computed at run time (an attention_mask input turned into
+// (1-m)*c, say) when it broadcasts to [B or 1, 1, L or 1, L].
+
+// headView4 matches Transpose[perm](Reshape(src)) where the Reshape splits
+// the last axis of src [B, L, D] into [B, L, N, h].
+func (f *attnFuser) headView4(v *graph.Value, perm []int64) (heads, []*graph.Node, bool) {
+	t, r, ok := f.transposedReshape(v, perm)
+	if !ok {
+		return heads{}, nil, false
+	}
+	rs, ss := dims(r.Outputs[0]), dims(r.Input(0))
+	if len(rs) != 4 || len(ss) != 3 || rs[0] != ss[0] || rs[1] != ss[1] || rs[2].Param != "" || rs[3].Param != "" ||
+		rs[2].Value <= 0 || rs[3].Value <= 0 || !isFixed(ss[2], rs[2].Value*rs[3].Value) {
+		return heads{}, nil, false
+	}
+	return heads{src: r.Input(0), batch: ss[0], seq: ss[1], n: int(rs[2].Value)}, []*graph.Node{t, r}, true
+}
+
+// matchBatchFirst tries to match the batch-first block whose softmax is
+// sm, over 4-D scores [B, N, L, L].
+func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
+	ss := dims(sm.Outputs[0])
+	if len(ss) != 4 || normAxis(attrInt(sm, "axis", -1), 4) != 3 || ss[2] != ss[3] {
+		return nil, false
+	}
+	m := &attnMatch{nodes: []*graph.Node{sm}, batchFirst: true}
+	merge := []int64{0, 2, 1, 3}
+	pv, ok := f.outputSide(m, sm, merge)
+	if !ok {
+		return nil, false
+	}
+	vh, vn, ok := f.headView4(pv.Input(1), merge)
+	if !ok || vh.batch != ss[0] || !isFixed(ss[1], int64(vh.n)) || vh.seq != ss[2] {
+		return nil, false
+	}
+	m.batch, m.seq, m.heads = vh.batch, vh.seq, vh.n
+	m.nodes = append(m.nodes, vn...)
+	scores := f.maskOf(m, sm.Input(0), sm.Outputs[0].DType)
+	qh, kh, ok := f.queriesKeys(m, scores, f.headView4, merge, []int64{0, 2, 3, 1})
+	if !ok {
+		return nil, false
+	}
+	m.d = int(dims(qh.src)[2].Value)
+	os := dims(m.out.Outputs[0])
+	if len(os) < 2 || len(os) > 3 || !isFixed(os[len(os)-1], int64(m.d)) || dimProduct(os) != dimMul(dimMul(m.batch, m.seq), fixedDim(int64(m.d))) {
+		return nil, false
+	}
+	if f.packedProjection(m, qh.src, kh.src, vh.src) || f.separateProjections(m, qh.src, kh.src, vh.src) {
+		return m, true
+	}
+	return nil, false
+}
+
+// maskOf strips an additive mask from the scores s of a batch-first block
+// into m and returns the scores without it: a constant [.., L, L] with
+// leading ones, or a computed [B or 1, 1, L or 1, L] value.
+func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.Value {
+	add, ok := f.from(s, "Add")
+	if !ok {
+		return s
+	}
+	for i := 0; i < 2; i++ {
+		mk := add.Input(1 - i)
+		ms := dims(mk)
+		if mk.DType != dt || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != m.seq {
+			continue
+		}
+		if mk.IsConst() {
+			if ms[len(ms)-2] != m.seq || dimProduct(ms) != dimMul(m.seq, m.seq) {
+				continue
+			}
+		} else if len(ms) != 4 || !isFixed(ms[1], 1) || (ms[0] != m.batch && !isFixed(ms[0], 1)) ||
+			(ms[2] != m.seq && !isFixed(ms[2], 1)) {
+			continue
+		}
+		m.mask = mk
+		m.nodes = append(m.nodes, add)
+		return add.Input(i)
+	}
+	return s
+}
+
+// packedProjection matches q, k and v as the three Slices of one packed
+// projection (match's form) and records it in m.
+func (f *attnFuser) packedProjection(m *attnMatch, q, k, v *graph.Value) bool {
+	d := m.d
+	p, qn, ok1 := f.slice(q, 0, d)
+	pk, kn, ok2 := f.slice(k, d, d)
+	pv, vn, ok3 := f.slice(v, 2*d, d)
+	if !ok1 || !ok2 || !ok3 || p != pk || p != pv || len(f.dataReaders(p)) != 3 || slices.Contains(f.isOut, p) {
+		return false
+	}
+	x, w, b, nodes, ok := f.projection(p, 3*d)
+	if !ok {
+		return false
+	}
+	m.x, m.w, m.b, m.din = x, w, b, shape(w)[0]
+	m.nodes = append(m.nodes, qn, kn, vn)
+	m.nodes = append(m.nodes, nodes...)
+	return true
+}
+
+// separateProjections matches q, k and v as three projections of one
+// input with constant weights [Din, D] and biases [D], and records in m
+// the packed weights and bias they concatenate to.
+func (f *attnFuser) separateProjections(m *attnMatch, q, k, v *graph.Value) bool {
+	if q == k || q == v || k == v {
+		return false
+	}
+	var ws, bs []*graph.Tensor
+	var x *graph.Value
+	for _, s := range []*graph.Value{q, k, v} {
+		if _, ok := f.only(s); !ok {
+			return false
+		}
+		xi, w, b, nodes, ok := f.projection(s, m.d)
+		if !ok || (x != nil && xi != x) {
+			return false
+		}
+		x = xi
+		ws, bs = append(ws, w.Const), append(bs, b.Const)
+		m.nodes = append(m.nodes, nodes...)
+	}
+	w, ok1 := concatTensors(ws, 1)
+	b, ok2 := concatTensors(bs, 0)
+	if !ok1 || !ok2 {
+		return false
+	}
+	m.x, m.din = x, w.Shape[0]
+	m.w = &graph.Value{Name: f.unique(m.out.Name + "_attention_weights"), Const: w}
+	m.w.SetStatic(w.DType, w.Shape)
+	m.b = &graph.Value{Name: f.unique(m.out.Name + "_attention_bias_qkv"), Const: b}
+	m.b.SetStatic(b.DType, b.Shape)
+	return true
+}
+
+// projection matches v = MatMul(x, W) + b with W a constant [Din, width]
+// and b a constant [width] of x's type, x of v's shape but for its last
+// axis, Din.
+func (f *attnFuser) projection(v *graph.Value, width int) (x, w, b *graph.Value, nodes []*graph.Node, ok bool) {
+	add := f.prod[v]
+	if add == nil || add.Op != "Add" || !defaultDomain(add) {
+		return nil, nil, nil, nil, false
+	}
+	vs := dims(v)
+	for i := 0; i < 2; i++ {
+		b, mmv := add.Input(1-i), add.Input(i)
+		proj, ok := f.from(mmv, "MatMul")
+		if !ok || !b.IsConst() || !slices.Equal(shape(b), []int{width}) {
+			continue
+		}
+		x, w := proj.Input(0), proj.Input(1)
+		ws, xs := shape(w), dims(x)
+		if !w.IsConst() || len(ws) != 2 || ws[1] != width || len(xs) != len(vs) || len(xs) == 0 ||
+			!isFixed(xs[len(xs)-1], int64(ws[0])) || !xs[:len(xs)-1].Equal(vs[:len(vs)-1]) || x.DType != w.DType || b.DType != w.DType {
+			continue
+		}
+		return x, w, b, []*graph.Node{add, proj}, true
+	}
+	return nil, nil, nil, nil, false
+}
+
+// concatTensors concatenates float constants of one type along axis (0
+// for vectors, 1 for the columns of matrices with the same rows).
+func concatTensors(ts []*graph.Tensor, axis int) (*graph.Tensor, bool) {
+	rows, cols := 1, 0
+	for _, t := range ts {
+		if len(t.Shape) != axis+1 || t.DType != ts[0].DType || (axis == 1 && t.Shape[0] != ts[0].Shape[0]) {
+			return nil, false
+		}
+		cols += t.Shape[axis]
+	}
+	if axis == 1 {
+		rows = ts[0].Shape[0]
+	}
+	shape := []int{cols}
+	if axis == 1 {
+		shape = []int{rows, cols}
+	}
+	switch ts[0].DType {
+	case graph.Float32:
+		return graph.FromFloat32(concatRows(ts, rows, (*graph.Tensor).Float32s), shape...), true
+	case graph.Float64:
+		return graph.FromFloat64(concatRows(ts, rows, (*graph.Tensor).Float64s), shape...), true
+	}
+	return nil, false
+}
+
+// concatRows lays out, row by row, each tensor's part of the row.
+func concatRows[T any](ts []*graph.Tensor, rows int, data func(*graph.Tensor) []T) []T {
+	var out []T
+	for r := 0; r < rows; r++ {
+		for _, t := range ts {
+			d := data(t)
+			w := len(d) / rows
+			out = append(out, d[r*w:(r+1)*w]...)
+		}
+	}
+	return out
+}
