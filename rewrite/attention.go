@@ -112,9 +112,11 @@ type attnMatch struct {
 	x, w, b, mask *graph.Value
 	scale         float64
 	din, d        int
-	heads         int           // per sequence
-	batchFirst    bool          // x is [B, L, Din], the output [B, L, D] (matchBatchFirst)
-	batch, seq    graph.Dim     // B and L
+	heads         int         // per sequence
+	batchFirst    bool        // x is [B, L, Din], the output [B, L, D] (matchBatchFirst)
+	batch, seq    graph.Dim   // B and L
+	where         *graph.Node // a Where filling masked scores (whereMask), m.fill its fill's input index
+	fill          int
 	out           *graph.Node   // the final Reshape, replaced by the new nodes
 	nodes         []*graph.Node // every node of the block (out included)
 }
@@ -452,6 +454,11 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 	in, err := f.batchFirstInput(m, base, src)
 	if err != nil {
 		return err
+	}
+	if m.where != nil {
+		if err := f.additiveMask(m, base, src); err != nil {
+			return err
+		}
 	}
 	ins := []*graph.Value{in, m.w, m.b, nil, nil, nil}
 	switch {

@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"math"
 	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -68,8 +69,12 @@ func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
 
 // maskOf strips an additive mask from the scores s of a batch-first block
 // into m and returns the scores without it: a constant [.., L, L] with
-// leading ones, or a computed [B or 1, 1, L or 1, L] value.
+// leading ones, or a computed [B or 1, 1, L or 1, L] value; or a Where
+// that fills the masked scores with a large negative constant (whereMask).
 func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.Value {
+	if rest, ok := f.whereMask(m, s); ok {
+		return rest
+	}
 	add, ok := f.from(s, "Add")
 	if !ok {
 		return s
@@ -84,8 +89,7 @@ func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.
 			if ms[len(ms)-2] != m.seq || dimProduct(ms) != dimMul(m.seq, m.seq) {
 				continue
 			}
-		} else if len(ms) != 4 || !isFixed(ms[1], 1) || (ms[0] != m.batch && !isFixed(ms[0], 1)) ||
-			(ms[2] != m.seq && !isFixed(ms[2], 1)) {
+		} else if !f.biasShape(m, ms) {
 			continue
 		}
 		m.mask = mk
@@ -93,6 +97,72 @@ func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.
 		return add.Input(i)
 	}
 	return s
+}
+
+// biasShape reports whether a computed mask of shape ms broadcasts to
+// Attention's attention_bias after an Expand: [B or 1, 1, L or 1, L].
+func (f *attnFuser) biasShape(m *attnMatch, ms graph.Shape) bool {
+	return len(ms) == 4 && isFixed(ms[1], 1) && (ms[0] == m.batch || isFixed(ms[0], 1)) &&
+		(ms[2] == m.seq || isFixed(ms[2], 1)) && ms[3] == m.seq
+}
+
+// maskFill is the largest fill value of masked scores taken as a mask:
+// softmax gives such scores a weight below exp(-10000), zero in float32
+// and float64, whether they are replaced by the fill or have it added.
+const maskFill = -1e4
+
+// whereMask matches s = Where(c, fill, scores) or Where(c, scores, fill),
+// c a computed boolean [B or 1, 1, L or 1, L] and fill a scalar constant
+// of at most maskFill, records it in m and returns the scores. The fused
+// block adds Where(c, fill, 0) (or Where(c, 0, fill)) to the scores
+// instead: the masked scores then hold fill plus a score, which softmax
+// weighs as it weighs fill.
+func (f *attnFuser) whereMask(m *attnMatch, s *graph.Value) (*graph.Value, bool) {
+	w, ok := f.from(s, "Where")
+	if !ok || w.Input(0).DType != graph.Bool || w.Input(0).IsConst() || !f.biasShape(m, dims(w.Input(0))) {
+		return nil, false
+	}
+	for i := 1; i <= 2; i++ {
+		c, ok := scalarValue(w.Input(i))
+		scores := w.Input(3 - i)
+		if !ok || c > maskFill || w.Input(i).DType != scores.DType || !dims(scores).Equal(dims(s)) {
+			continue
+		}
+		m.where, m.fill = w, i
+		m.nodes = append(m.nodes, w)
+		return scores, true
+	}
+	return nil, false
+}
+
+// scalarValue returns the value of a one-element float constant, infinite
+// values included.
+func scalarValue(v *graph.Value) (float64, bool) {
+	if !v.IsConst() || v.Const.Len() != 1 || len(v.Const.Shape) > 1 || !v.Const.DType.IsFloat() {
+		return 0, false
+	}
+	d, err := v.Const.AsFloat64()
+	if err != nil || math.IsNaN(d[0]) {
+		return 0, false
+	}
+	return d[0], true
+}
+
+// additiveMask adds Where(c, fill, 0) (or Where(c, 0, fill)) for m's
+// matched Where, the mask it adds to the scores, and records it as m.mask.
+func (f *attnFuser) additiveMask(m *attnMatch, base string, src *shapeSource) error {
+	fill := m.where.Input(m.fill)
+	zero := &graph.Value{Name: f.unique(base + "_zero"), Const: graph.NewTensor(fill.DType)}
+	zero.SetStatic(fill.DType, nil)
+	ins := []*graph.Value{m.where.Input(0), zero, zero}
+	ins[m.fill] = fill
+	w := &graph.Node{Name: f.unique(base + "_mask"), Op: "Where", Inputs: ins, Outputs: []*graph.Value{{Name: f.unique(base + "_mask")}}}
+	if err := inferAs(w, dims(m.where.Input(0))); err != nil {
+		return err
+	}
+	src.add(w)
+	m.mask = w.Outputs[0]
+	return nil
 }
 
 // packedProjection matches q, k and v as the three Slices of one packed

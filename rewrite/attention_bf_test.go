@@ -26,7 +26,7 @@ func TestFuseAttentionBatchFirst(t *testing.T) {
 		{"llama_decoder", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 9)}, 0, 2},
 		{"decoder_torch", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 3, 4)}, 0, 3},
 		{"deit_timm", image("pixels", 1, 64), []map[string][]int{image("pixels", 2, 64)}, 0, 4},
-		{"encoder_packed", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 0, 3},
+		{"encoder_packed", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 3, 0},
 	}
 	set, err := rules.Load()
 	if err != nil {
