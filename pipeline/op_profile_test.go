@@ -81,6 +81,13 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		// fuse-attention writes the com.microsoft Attention itself: no
 		// Softmax is left.
 		{"encoder_classifier", map[string][]int{"ids": {1, 128}}, "Attention", "Softmax"},
+		// Batch-first exports: canonicalisation and fuse-attention write
+		// the Attention with the separate q/k/v projections packed
+		// (vit_hf, bert_hf), the computed additive mask (bert_hf) or the
+		// boolean mask's Where (encoder_packed) as its attention_bias.
+		{"vit_hf", map[string][]int{"pixel_values": {1, 3, 64, 64}}, "Attention", "Softmax"},
+		{"bert_hf", map[string][]int{"input_ids": {2, 32}, "attention_mask": {2, 32}}, "Attention", "Softmax"},
+		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "Attention", "Softmax"},
 		// ort-fusion-forms writes the tanh GELU in the form ONNX
 		// Runtime's own fusion matches: FastGelu, no Tanh left.
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},
