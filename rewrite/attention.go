@@ -34,7 +34,9 @@ import (
 // the scores is made. The product c2*c1 must be exact in float32
 // (Attention's scale is a float32 attribute), as it is for heads of 4,
 // 16, 64 or 256 (PyTorch divides by sqrt(h)). Intermediate values must
-// have no readers outside the pattern. It reports whether anything
+// have no readers outside the pattern. The batch-first layout of Hugging
+// Face style exports, with separate projections and masks computed at run
+// time, is matched too (matchBatchFirst). It reports whether anything
 // changed; g is not modified.
 func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
