@@ -39,13 +39,30 @@ import (
 // time, is matched too (matchBatchFirst). It reports whether anything
 // changed; g is not modified.
 func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
+	return fuseAttention(g, false)
+}
+
+// FuseAttentionRounded is FuseAttention that also fuses a block whose
+// scale is not exact in float32 (1/sqrt(32) for heads of 32, as GPT-2
+// style and small ViT exports divide by): Attention's float32 scale
+// attribute is then the product of the block's scales rounded to
+// float32, which moves the scores by at most one float32 rounding
+// (relative 6e-8), within FusionFormsTolerance on inputs of ordinary
+// range. It is the pass CanonicalFirst runs (Pass.Canonical).
+func FuseAttentionRounded(g *graph.Graph) (*graph.Graph, bool, error) {
+	return fuseAttention(g, true)
+}
+
+// fuseAttention is FuseAttention, with scales rounded to float32 allowed
+// when rounded is set.
+func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: FuseAttention: nil graph")
 	}
 	if !hasDefaultOp(g, "Softmax") {
 		return g, false, nil // every fusion starts from a Softmax
 	}
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
+	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names(), rounded: rounded}
 	for _, v := range g.Outputs {
 		f.isOut = append(f.isOut, v)
 	}
@@ -107,6 +124,8 @@ type attnFuser struct {
 	cons  map[*graph.Value][]*graph.Node
 	names map[string]bool
 	isOut []*graph.Value
+	// rounded allows a scale that float32 rounds (FuseAttentionRounded).
+	rounded bool
 }
 
 // attnMatch is one matched attention block.
@@ -117,6 +136,8 @@ type attnMatch struct {
 	heads         int         // per sequence
 	batchFirst    bool        // x is [B, L, Din], the output [B, L, D] (matchBatchFirst)
 	batch, seq    graph.Dim   // B and L
+	rows          graph.Dim   // the block's sequence: L, or min(cap, L) (capOf)
+	cap           int64       // when not 0, the block reads the input's first cap positions (capOf)
 	where         *graph.Node // a Where filling masked scores (whereMask), m.fill its fill's input index
 	fill          int
 	out           *graph.Node   // the final Reshape, replaced by the new nodes
@@ -151,15 +172,33 @@ func (f *attnFuser) only(v *graph.Value) (*graph.Node, bool) {
 	return rs[0], true
 }
 
-// dataReaders returns v's readers other than Shape nodes.
+// dataReaders returns v's readers other than Shape nodes and nodes read
+// only by Shape nodes (shapeOnly).
 func (f *attnFuser) dataReaders(v *graph.Value) []*graph.Node {
 	var out []*graph.Node
 	for _, n := range f.cons[v] {
-		if !isShapeOp(n) {
+		if !isShapeOp(n) && !f.shapeOnly(n) {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// shapeOnly reports whether n is a node other than Shape whose outputs
+// are read, and only by Shape nodes (GPT-2's exporter takes the key's
+// length from the Shape of a Transpose nothing else reads): build
+// recomputes those Shapes from the symbols and drops n.
+func (f *attnFuser) shapeOnly(n *graph.Node) bool {
+	if isShapeOp(n) || len(n.Outputs) == 0 {
+		return false
+	}
+	for _, o := range n.Outputs {
+		rs := f.cons[o]
+		if o == nil || len(rs) == 0 || slices.Contains(f.isOut, o) || slices.ContainsFunc(rs, func(r *graph.Node) bool { return !isShapeOp(r) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // from returns the producer of v when it is a default-domain op of the
@@ -331,7 +370,7 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 	if !ok || vh.seq != ss[1] || dimMul(vh.batch, fixedDim(int64(vh.n))) != ss[0] {
 		return nil, false
 	}
-	m.batch, m.seq, m.heads = vh.batch, vh.seq, vh.n
+	m.batch, m.seq, m.rows, m.heads = vh.batch, vh.seq, vh.seq, vh.n
 	m.nodes = append(m.nodes, vn...)
 	// Scores: Softmax(Add(scaled MatMul(scaled Qh, Kt), M)).
 	scores := sm.Input(0)
@@ -402,7 +441,7 @@ func (f *attnFuser) queriesKeys(m *attnMatch, scores *graph.Value, view headView
 	qs, c1, qn := f.scaled(mm.Input(0))
 	m.nodes = append(m.nodes, qn...)
 	m.scale = c1 * c2
-	if float64(float32(m.scale)) != m.scale {
+	if float64(float32(m.scale)) != m.scale && !f.rounded {
 		// The attribute is a float32: fuse only when the scales multiply
 		// to one exactly (1/8 for heads of 64, say), so that the fused
 		// graph computes what the original did.
@@ -435,11 +474,21 @@ func (f *attnFuser) build(m *attnMatch, src *shapeSource) (shapes []*graph.Node,
 		}
 		for _, o := range n.Outputs {
 			for _, r := range f.cons[o] {
-				if isShapeOp(r) {
-					if err := src.replaceShape(r); err != nil {
-						return nil, err
-					}
+				readers := []*graph.Node{r}
+				if f.shapeOnly(r) {
 					shapes = append(shapes, r)
+					readers = nil
+					for _, ro := range r.Outputs {
+						readers = append(readers, f.cons[ro]...)
+					}
+				}
+				for _, sh := range readers {
+					if isShapeOp(sh) {
+						if err := src.replaceShape(sh); err != nil {
+							return nil, err
+						}
+						shapes = append(shapes, sh)
+					}
 				}
 			}
 		}
@@ -468,7 +517,7 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 		ins = ins[:3]
 	case m.mask.IsConst():
 		t := m.mask.Const.Clone()
-		t.Shape = []int{1, 1, int(m.seq.Value), int(m.seq.Value)}
+		t.Shape = []int{1, 1, int(m.rows.Value), int(m.rows.Value)}
 		mk := &graph.Value{Name: f.unique(base + "_bias"), Const: t}
 		mk.SetStatic(t.DType, t.Shape)
 		ins[5] = mk
@@ -482,7 +531,7 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 			"num_heads": graph.IntAttr(int64(m.heads)),
 			"scale":     graph.FloatAttr(float32(m.scale)),
 		}}
-	if err := inferAs(att, graph.Shape{m.batch, m.seq, fixedDim(int64(m.d))}); err != nil {
+	if err := inferAs(att, graph.Shape{m.batch, m.rows, fixedDim(int64(m.d))}); err != nil {
 		return err
 	}
 	src.add(att)
@@ -520,8 +569,20 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 // itself for a batch-first block, else a Transpose of it, or a Reshape
 // for a batch of one, which it adds.
 func (f *attnFuser) batchFirstInput(m *attnMatch, base string, src *shapeSource) (*graph.Value, error) {
-	if m.batchFirst {
+	if m.batchFirst && m.cap == 0 {
 		return m.x, nil
+	}
+	if m.batchFirst {
+		// The first cap positions: x itself wherever the block's mask
+		// lets the original run.
+		starts, ends, axes := src.constInt64(base+"_starts", []int64{0}), src.constInt64(base+"_ends", []int64{m.cap}), src.constInt64(base+"_axes", []int64{1})
+		sl := &graph.Node{Name: f.unique(base + "_rows"), Op: "Slice", Inputs: []*graph.Value{m.x, starts, ends, axes},
+			Outputs: []*graph.Value{{Name: f.unique(base + "_rows")}}}
+		if err := inferAs(sl, graph.Shape{m.batch, m.rows, fixedDim(int64(m.din))}); err != nil {
+			return nil, err
+		}
+		src.add(sl)
+		return sl.Outputs[0], nil
 	}
 	xr := &graph.Node{Name: f.unique(base + "_in"), Op: "Reshape"}
 	if isFixed(m.batch, 1) {
@@ -546,10 +607,10 @@ func (f *attnFuser) batchFirstInput(m *attnMatch, base string, src *shapeSource)
 // an Expand of it, which it adds.
 func (f *attnFuser) expandMask(m *attnMatch, base string, src *shapeSource) (*graph.Value, error) {
 	ms := dims(m.mask)
-	if ms[2] == m.seq {
+	if ms[2] == m.rows {
 		return m.mask, nil
 	}
-	want := graph.Shape{ms[0], fixedDim(1), m.seq, m.seq}
+	want := graph.Shape{ms[0], fixedDim(1), m.rows, m.rows}
 	shp, err := src.vector(want, base+"_bias_shape")
 	if err != nil {
 		return nil, err

@@ -46,10 +46,13 @@ func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
 		return nil, false
 	}
 	vh, vn, ok := f.headView4(pv.Input(1), merge)
-	if !ok || vh.batch != ss[0] || !isFixed(ss[1], int64(vh.n)) || vh.seq != ss[2] {
+	if !ok || vh.batch != ss[0] || !isFixed(ss[1], int64(vh.n)) {
 		return nil, false
 	}
-	m.batch, m.seq, m.heads = vh.batch, vh.seq, vh.n
+	if m.cap, ok = capOf(ss[2], vh.seq); !ok {
+		return nil, false
+	}
+	m.batch, m.seq, m.rows, m.heads = vh.batch, vh.seq, ss[2], vh.n
 	m.nodes = append(m.nodes, vn...)
 	scores := f.maskOf(m, sm.Input(0), sm.Outputs[0].DType)
 	qh, kh, ok := f.queriesKeys(m, scores, f.headView4, merge, []int64{0, 2, 3, 1})
@@ -58,7 +61,7 @@ func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
 	}
 	m.d = int(dims(qh.src)[2].Value)
 	os := dims(m.out.Outputs[0])
-	if len(os) < 2 || len(os) > 3 || !isFixed(os[len(os)-1], int64(m.d)) || dimProduct(os) != dimMul(dimMul(m.batch, m.seq), fixedDim(int64(m.d))) {
+	if len(os) < 2 || len(os) > 3 || !isFixed(os[len(os)-1], int64(m.d)) || dimProduct(os) != dimMul(dimMul(m.batch, m.rows), fixedDim(int64(m.d))) {
 		return nil, false
 	}
 	if f.packedProjection(m, qh.src, kh.src, vh.src) || f.separateProjections(m, qh.src, kh.src, vh.src) {
@@ -82,11 +85,11 @@ func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.
 	for i := 0; i < 2; i++ {
 		mk := add.Input(1 - i)
 		ms := dims(mk)
-		if mk.DType != dt || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != m.seq {
+		if mk.DType != dt || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != m.rows || m.cap != 0 && mk.IsConst() {
 			continue
 		}
 		if mk.IsConst() {
-			if ms[len(ms)-2] != m.seq || dimProduct(ms) != dimMul(m.seq, m.seq) {
+			if ms[len(ms)-2] != m.rows || dimProduct(ms) != dimMul(m.rows, m.rows) {
 				continue
 			}
 		} else if !f.biasShape(m, ms) {
@@ -103,7 +106,7 @@ func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.
 // Attention's attention_bias after an Expand: [B or 1, 1, L or 1, L].
 func (f *attnFuser) biasShape(m *attnMatch, ms graph.Shape) bool {
 	return len(ms) == 4 && isFixed(ms[1], 1) && (ms[0] == m.batch || isFixed(ms[0], 1)) &&
-		(ms[2] == m.seq || isFixed(ms[2], 1)) && ms[3] == m.seq
+		(ms[2] == m.rows || isFixed(ms[2], 1)) && ms[3] == m.rows
 }
 
 // maskFill is the largest fill value of masked scores taken as a mask:
@@ -125,7 +128,8 @@ func (f *attnFuser) whereMask(m *attnMatch, s *graph.Value) (*graph.Value, bool)
 	for i := 1; i <= 2; i++ {
 		c, ok := scalarValue(w.Input(i))
 		scores := w.Input(3 - i)
-		if !ok || c > maskFill || w.Input(i).DType != scores.DType || !dims(scores).Equal(dims(s)) {
+		ds, want := dims(scores), dims(s)
+		if !ok || c > maskFill || w.Input(i).DType != scores.DType || len(ds) != 4 || !ds[:2].Equal(want[:2]) || ds[2] != m.seq || ds[3] != m.seq {
 			continue
 		}
 		m.where, m.fill = w, i
@@ -163,6 +167,26 @@ func (f *attnFuser) additiveMask(m *attnMatch, base string, src *shapeSource) er
 	src.add(w)
 	m.mask = w.Outputs[0]
 	return nil
+}
+
+// capOf reports whether the sequence l of a block's scores is the
+// sequence seq of its queries, keys and values (cap 0), or min(cap, seq),
+// as a causal mask sliced from a constant of cap rows makes it: the
+// original then runs only where seq <= cap, where the first cap positions
+// of the input are all of it.
+func capOf(l, seq graph.Dim) (cap int64, ok bool) {
+	if l == seq {
+		return 0, true
+	}
+	atoms := l.Sym().Atoms()
+	if len(atoms) != 1 || !graph.SymAtom(atoms[0]).Equal(l.Sym()) {
+		return 0, false
+	}
+	c, x, ok := minAtom(atoms[0])
+	if !ok || !x.Equal(seq.Sym()) {
+		return 0, false
+	}
+	return c, true
 }
 
 // packedProjection matches q, k and v as the three Slices of one packed
