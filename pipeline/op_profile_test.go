@@ -88,6 +88,11 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		{"vit_hf", map[string][]int{"pixel_values": {1, 3, 64, 64}}, "Attention", "Softmax"},
 		{"bert_hf", map[string][]int{"input_ids": {2, 32}, "attention_mask": {2, 32}}, "Attention", "Softmax"},
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "Attention", "Softmax"},
+		// A causal mask sliced from a constant to min(512, seq) and a
+		// scale 1/sqrt(32) rounded to float32 (gpt2_hf); the rounded
+		// scale of a sequence-first export (vit_tiny).
+		{"gpt2_hf", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
+		{"vit_tiny", map[string][]int{"image": {1, 3, 32, 32}}, "Attention", "Softmax"},
 		// ort-fusion-forms writes the tanh GELU in the form ONNX
 		// Runtime's own fusion matches: FastGelu, no Tanh left.
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},
