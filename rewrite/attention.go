@@ -378,8 +378,8 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 		for i := 0; i < 2; i++ {
 			mk := add.Input(1 - i)
 			ms := dims(mk)
-			if !mk.IsConst() || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != m.seq || ms[len(ms)-2] != m.seq ||
-				dimProduct(ms) != dimMul(m.seq, m.seq) || mk.DType != sm.Outputs[0].DType {
+			if len(ms) < 2 || len(ms) > 4 || !allOnes(ms[:len(ms)-2]) || mk.DType != sm.Outputs[0].DType ||
+				!f.seqMask(mk, ms[len(ms)-2:], m.seq) {
 				continue
 			}
 			m.mask, scores = mk, add.Input(i)
@@ -401,6 +401,27 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 		return nil, false
 	}
 	return m, true
+}
+
+// allOnes reports whether every dimension of s is a plain 1.
+func allOnes(s graph.Shape) bool {
+	return !slices.ContainsFunc(s, func(d graph.Dim) bool { return !isFixed(d, 1) })
+}
+
+// seqMask reports whether a mask of last dimensions ll masks scores over
+// a sequence of seq: a constant [seq, seq], or a computed value whose
+// dimensions are seq, or min(c, seq) as a causal mask sliced from a
+// constant makes them (capOf: equal to seq wherever the original runs).
+func (f *attnFuser) seqMask(mk *graph.Value, ll graph.Shape, seq graph.Dim) bool {
+	if mk.IsConst() {
+		return ll[0] == seq && ll[1] == seq
+	}
+	for _, d := range ll {
+		if _, ok := capOf(d, seq); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // outputSide matches, from the softmax sm, MatMul(S, Vh) ->
@@ -604,9 +625,25 @@ func (f *attnFuser) batchFirstInput(m *attnMatch, base string, src *shapeSource)
 
 // expandMask returns m's computed mask [B or 1, 1, L or 1, L] as the
 // attention_bias Attention reads, [B or 1, 1, L, L]: the mask itself, or
-// an Expand of it, which it adds.
+// an Expand of it, which it adds; a sequence-first block's [.., L, L]
+// mask is reshaped to [1, 1, L, L].
 func (f *attnFuser) expandMask(m *attnMatch, base string, src *shapeSource) (*graph.Value, error) {
 	ms := dims(m.mask)
+	if len(ms) < 4 {
+		// A sequence-first block's [.., L, L] mask: [1, 1, L, L].
+		want := append(graph.Shape{fixedDim(1), fixedDim(1)}, ms[len(ms)-2:]...)
+		shp, err := src.reshapeTo(m.mask, want, base+"_bias_shape")
+		if err != nil {
+			return nil, err
+		}
+		r := &graph.Node{Name: f.unique(base + "_bias"), Op: "Reshape", Inputs: []*graph.Value{m.mask, shp},
+			Outputs: []*graph.Value{{Name: f.unique(base + "_bias")}}}
+		if err := inferAs(r, want); err != nil {
+			return nil, err
+		}
+		src.add(r)
+		return r.Outputs[0], nil
+	}
 	if ms[2] == m.rows {
 		return m.mask, nil
 	}

@@ -7,11 +7,12 @@ import (
 	"github.com/xrl-dev/xrl/rules"
 )
 
-// TestFuseAttentionBatchFirst canonicalises batch-first corpus exports
-// (bound with their symbols kept), fuses their attention and checks the
-// number of Attention nodes and Softmaxes left, and that the result
-// computes what the export does at other batch sizes and lengths.
-func TestFuseAttentionBatchFirst(t *testing.T) {
+// TestFuseAttentionOnExports canonicalises corpus exports of every style
+// (bound with their symbols kept), fuses their attention as the measured
+// passes do (FuseAttentionRounded) and checks the number of Attention
+// nodes and Softmaxes left, and that the result computes what the export
+// does at other batch sizes and lengths.
+func TestFuseAttentionOnExports(t *testing.T) {
 	ids, idsMask, image := idsBinding, idsMaskBinding, imageBinding
 	tests := []struct {
 		export string
@@ -24,9 +25,13 @@ func TestFuseAttentionBatchFirst(t *testing.T) {
 		{"bert_hf", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 4, 0},
 		{"gpt2_hf", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 7)}, 3, 0},
 		{"llama_decoder", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 9)}, 0, 2},
-		{"decoder_torch", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 3, 4)}, 0, 3},
+		{"decoder_torch", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 3, 4)}, 3, 0},
 		{"deit_timm", image("pixels", 1, 64), []map[string][]int{image("pixels", 2, 64)}, 0, 4},
 		{"encoder_packed", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 3, 0},
+		{"encoder_classifier", ids("ids", 1, 16), []map[string][]int{ids("ids", 2, 5)}, 4, 0},
+		{"gpt_decoder", ids("ids", 1, 16), []map[string][]int{ids("ids", 1, 9)}, 0, 2},
+		{"vit_torchvision", image("image", 1, 64), []map[string][]int{image("image", 2, 64)}, 3, 0},
+		{"vit_tiny", image("image", 1, 32), nil, 2, 0},
 	}
 	set, err := rules.Load()
 	if err != nil {
