@@ -93,8 +93,10 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		// scale of a sequence-first export (vit_tiny).
 		{"gpt2_hf", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
 		{"vit_tiny", map[string][]int{"image": {1, 3, 32, 32}}, "Attention", "Softmax"},
-		// A sequence-first export with a computed causal mask.
+		// Sequence-first exports with a computed causal mask.
 		{"decoder_torch", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
+		// A causal mask as Where over Trilu, filled by a ConstantOfShape.
+		{"gpt_decoder", map[string][]int{"ids": {1, 64}}, "Attention", "Softmax"},
 		// ort-fusion-forms writes the tanh GELU in the form ONNX
 		// Runtime's own fusion matches: FastGelu, no Tanh left.
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},

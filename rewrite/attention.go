@@ -140,6 +140,7 @@ type attnMatch struct {
 	cap           int64       // when not 0, the block reads the input's first cap positions (capOf)
 	where         *graph.Node // a Where filling masked scores (whereMask), m.fill its fill's input index
 	fill          int
+	fillConst     *graph.Value  // the scalar constant it fills with
 	out           *graph.Node   // the final Reshape, replaced by the new nodes
 	nodes         []*graph.Node // every node of the block (out included)
 }
@@ -373,8 +374,11 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 	m.batch, m.seq, m.rows, m.heads = vh.batch, vh.seq, vh.seq, vh.n
 	m.nodes = append(m.nodes, vn...)
 	// Scores: Softmax(Add(scaled MatMul(scaled Qh, Kt), M)).
-	scores := sm.Input(0)
-	if add, ok := f.from(scores, "Add"); ok {
+	scores, ok := f.whereMask(m, sm.Input(0))
+	if !ok {
+		scores = sm.Input(0)
+	}
+	if add, ok := f.from(scores, "Add"); ok && m.where == nil {
 		for i := 0; i < 2; i++ {
 			mk := add.Input(1 - i)
 			ms := dims(mk)

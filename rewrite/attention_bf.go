@@ -115,28 +115,67 @@ func (f *attnFuser) biasShape(m *attnMatch, ms graph.Shape) bool {
 const maskFill = -1e4
 
 // whereMask matches s = Where(c, fill, scores) or Where(c, scores, fill),
-// c a computed boolean [B or 1, 1, L or 1, L] and fill a scalar constant
-// of at most maskFill, records it in m and returns the scores. The fused
+// c a computed boolean mask (condShape) and fill a constant of at most
+// maskFill (fillValue), records it in m and returns the scores. The fused
 // block adds Where(c, fill, 0) (or Where(c, 0, fill)) to the scores
 // instead: the masked scores then hold fill plus a score, which softmax
 // weighs as it weighs fill.
 func (f *attnFuser) whereMask(m *attnMatch, s *graph.Value) (*graph.Value, bool) {
 	w, ok := f.from(s, "Where")
-	if !ok || w.Input(0).DType != graph.Bool || w.Input(0).IsConst() || !f.biasShape(m, dims(w.Input(0))) {
+	if !ok || w.Input(0).DType != graph.Bool || w.Input(0).IsConst() || !f.condShape(m, dims(w.Input(0))) {
 		return nil, false
 	}
 	for i := 1; i <= 2; i++ {
-		c, ok := scalarValue(w.Input(i))
 		scores := w.Input(3 - i)
 		ds, want := dims(scores), dims(s)
-		if !ok || c > maskFill || w.Input(i).DType != scores.DType || len(ds) != 4 || !ds[:2].Equal(want[:2]) || ds[2] != m.seq || ds[3] != m.seq {
+		fill, ok := f.fillValue(w.Input(i), want)
+		if !ok || fill.DType != scores.DType || len(ds) != len(want) ||
+			!ds[:len(ds)-2].Equal(want[:len(want)-2]) || ds[len(ds)-2] != m.seq || ds[len(ds)-1] != m.seq {
 			continue
 		}
-		m.where, m.fill = w, i
+		m.where, m.fill, m.fillConst = w, i, fill
 		m.nodes = append(m.nodes, w)
 		return scores, true
 	}
 	return nil, false
+}
+
+// condShape reports whether a Where's condition of shape cs masks m's
+// scores as an additive mask may: in a batch-first block [B or 1, 1, L or
+// 1, L] (biasShape) or [.., L, L] with leading ones, in a sequence-first
+// one [.., L, L] with leading ones.
+func (f *attnFuser) condShape(m *attnMatch, cs graph.Shape) bool {
+	if m.batchFirst && len(cs) == 4 && f.biasShape(m, cs) {
+		return true
+	}
+	return len(cs) >= 2 && len(cs) <= 3 && allOnes(cs[:len(cs)-2]) && f.seqMask(&graph.Value{}, cs[len(cs)-2:], m.rows)
+}
+
+// fillValue returns the constant that v fills masked scores with, when it
+// is at most maskFill: v itself, a scalar constant, or the value of a
+// ConstantOfShape whose shape broadcasts to the Where's output out.
+func (f *attnFuser) fillValue(v *graph.Value, out graph.Shape) (*graph.Value, bool) {
+	if c, ok := scalarValue(v); ok {
+		return v, c <= maskFill
+	}
+	p := f.prod[v]
+	vs := dims(v)
+	if p == nil || p.Op != "ConstantOfShape" || !defaultDomain(p) || len(vs) > len(out) {
+		return nil, false
+	}
+	for i, d := range vs {
+		if o := out[len(out)-len(vs)+i]; d != o && !isFixed(d, 1) {
+			return nil, false
+		}
+	}
+	t := p.AttrTensor("value")
+	if t == nil {
+		return nil, false
+	}
+	c := &graph.Value{Name: f.unique(v.Name + "_fill"), Const: t}
+	c.SetStatic(t.DType, t.Shape)
+	d, ok := scalarValue(c)
+	return c, ok && d <= maskFill
 }
 
 // scalarValue returns the value of a one-element float constant, infinite
@@ -155,13 +194,13 @@ func scalarValue(v *graph.Value) (float64, bool) {
 // additiveMask adds Where(c, fill, 0) (or Where(c, 0, fill)) for m's
 // matched Where, the mask it adds to the scores, and records it as m.mask.
 func (f *attnFuser) additiveMask(m *attnMatch, base string, src *shapeSource) error {
-	fill := m.where.Input(m.fill)
+	fill := m.fillConst
 	zero := &graph.Value{Name: f.unique(base + "_zero"), Const: graph.NewTensor(fill.DType)}
 	zero.SetStatic(fill.DType, nil)
 	ins := []*graph.Value{m.where.Input(0), zero, zero}
 	ins[m.fill] = fill
 	w := &graph.Node{Name: f.unique(base + "_mask"), Op: "Where", Inputs: ins, Outputs: []*graph.Value{{Name: f.unique(base + "_mask")}}}
-	if err := inferAs(w, dims(m.where.Input(0))); err != nil {
+	if err := inferAs(w, dims(m.where.Input(0))); err != nil { // the fill is a scalar
 		return err
 	}
 	src.add(w)
