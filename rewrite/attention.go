@@ -76,7 +76,10 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 		}
 		m, ok := f.match(n)
 		if !ok {
-			m, ok = f.matchBatchFirst(n)
+			m, ok = f.matchBatchFirst(n, f.headView4)
+		}
+		if !ok {
+			m, ok = f.matchBatchFirst(n, f.packedView)
 		}
 		if !ok || slices.ContainsFunc(m.nodes, func(x *graph.Node) bool { return used[x] }) {
 			continue
@@ -270,6 +273,12 @@ type heads struct {
 	src        *graph.Value
 	batch, seq graph.Dim
 	n          int
+	// width is the hidden size of the view's heads (N*h); slot, for a
+	// view of a [B, L, 3, N, h] packing (packedView), is which of q, k
+	// and v it is, and shared the nodes the three views share.
+	width  int
+	slot   int
+	shared []*graph.Node
 }
 
 // headView matches Transpose[perm](Reshape(src)) where the Reshape splits

@@ -29,12 +29,78 @@ func (f *attnFuser) headView4(v *graph.Value, perm []int64) (heads, []*graph.Nod
 		rs[2].Value <= 0 || rs[3].Value <= 0 || !isFixed(ss[2], rs[2].Value*rs[3].Value) {
 		return heads{}, nil, false
 	}
-	return heads{src: r.Input(0), batch: ss[0], seq: ss[1], n: int(rs[2].Value)}, []*graph.Node{t, r}, true
+	return heads{src: r.Input(0), batch: ss[0], seq: ss[1], n: int(rs[2].Value), width: int(ss[2].Value)}, []*graph.Node{t, r}, true
+}
+
+// packedView matches timm's packing of q, k and v: P [B, L, 3D] reshaped
+// to [B, L, 3, N, h], brought to [3, B, N, L, h] by Transpose[2,0,3,1,4],
+// and each of the three read by Squeeze(Slice(., axis 0, [i, i+1])) as
+// [B, N, L, h]; for the keys' perm [0,2,3,1] that view is then
+// transposed by Transpose[0,1,3,2]. It returns the layout (src P, the
+// slot i) and the view's own nodes.
+func (f *attnFuser) packedView(v *graph.Value, perm []int64) (heads, []*graph.Node, bool) {
+	var own []*graph.Node
+	if slices.Equal(perm, []int64{0, 2, 3, 1}) {
+		t, ok := f.from(v, "Transpose")
+		if !ok || !slices.Equal(attrInts(t, "perm"), []int64{0, 1, 3, 2}) {
+			return heads{}, nil, false
+		}
+		own, v = append(own, t), t.Input(0)
+	} else if !slices.Equal(perm, []int64{0, 2, 1, 3}) {
+		return heads{}, nil, false
+	}
+	sq, ok := f.from(v, "Squeeze")
+	if !ok {
+		return heads{}, nil, false
+	}
+	sl, ok := f.from(sq.Input(0), "Slice")
+	if !ok {
+		return heads{}, nil, false
+	}
+	ts, ls := dims(sl.Input(0)), dims(sl.Outputs[0])
+	starts, axes, ok := sliceBounds(sl, ts)
+	if !ok || len(ts) != 5 || len(axes) != 1 || axes[0] != 0 || !isFixed(ls[0], 1) || !dims(v).Equal(ls[1:]) {
+		return heads{}, nil, false
+	}
+	t := f.prod[sl.Input(0)]
+	if t == nil || t.Op != "Transpose" || !defaultDomain(t) || !slices.Equal(attrInts(t, "perm"), []int64{2, 0, 3, 1, 4}) ||
+		len(f.dataReaders(t.Outputs[0])) != 3 || slices.Contains(f.isOut, t.Outputs[0]) {
+		return heads{}, nil, false
+	}
+	r, ok := f.from(t.Input(0), "Reshape")
+	if !ok {
+		return heads{}, nil, false
+	}
+	rs, ps := dims(r.Outputs[0]), dims(r.Input(0))
+	if len(rs) != 5 || len(ps) != 3 || rs[0] != ps[0] || rs[1] != ps[1] || !isFixed(rs[2], 3) || rs[3].Param != "" || rs[4].Param != "" ||
+		rs[3].Value <= 0 || rs[4].Value <= 0 || !isFixed(ps[2], 3*rs[3].Value*rs[4].Value) {
+		return heads{}, nil, false
+	}
+	own = append(own, sq, sl)
+	return heads{src: r.Input(0), batch: ps[0], seq: ps[1], n: int(rs[3].Value), width: int(rs[3].Value * rs[4].Value), slot: starts[0],
+		shared: []*graph.Node{t, r}}, own, true
+}
+
+// packedHeads matches q, k and v as the slots 0, 1 and 2 of one packing
+// (packedView) of a projection, and records it in m.
+func (f *attnFuser) packedHeads(m *attnMatch, q, k, v heads) bool {
+	if q.shared == nil || k.src != q.src || v.src != q.src || q.slot != 0 || k.slot != 1 || v.slot != 2 {
+		return false
+	}
+	x, w, b, nodes, ok := f.projection(q.src, 3*m.d)
+	if !ok {
+		return false
+	}
+	m.x, m.w, m.b, m.din = x, w, b, shape(w)[0]
+	m.nodes = append(m.nodes, q.shared...)
+	m.nodes = append(m.nodes, nodes...)
+	return true
 }
 
 // matchBatchFirst tries to match the batch-first block whose softmax is
-// sm, over 4-D scores [B, N, L, L].
-func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
+// sm, over 4-D scores [B, N, L, L], with heads viewed by view (headView4
+// or packedView).
+func (f *attnFuser) matchBatchFirst(sm *graph.Node, view headViewer) (*attnMatch, bool) {
 	ss := dims(sm.Outputs[0])
 	if len(ss) != 4 || normAxis(attrInt(sm, "axis", -1), 4) != 3 || ss[2] != ss[3] {
 		return nil, false
@@ -45,7 +111,7 @@ func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
 	if !ok {
 		return nil, false
 	}
-	vh, vn, ok := f.headView4(pv.Input(1), merge)
+	vh, vn, ok := view(pv.Input(1), merge)
 	if !ok || vh.batch != ss[0] || !isFixed(ss[1], int64(vh.n)) {
 		return nil, false
 	}
@@ -55,16 +121,16 @@ func (f *attnFuser) matchBatchFirst(sm *graph.Node) (*attnMatch, bool) {
 	m.batch, m.seq, m.rows, m.heads = vh.batch, vh.seq, ss[2], vh.n
 	m.nodes = append(m.nodes, vn...)
 	scores := f.maskOf(m, sm.Input(0), sm.Outputs[0].DType)
-	qh, kh, ok := f.queriesKeys(m, scores, f.headView4, merge, []int64{0, 2, 3, 1})
+	qh, kh, ok := f.queriesKeys(m, scores, view, merge, []int64{0, 2, 3, 1})
 	if !ok {
 		return nil, false
 	}
-	m.d = int(dims(qh.src)[2].Value)
+	m.d = qh.width
 	os := dims(m.out.Outputs[0])
 	if len(os) < 2 || len(os) > 3 || !isFixed(os[len(os)-1], int64(m.d)) || dimProduct(os) != dimMul(dimMul(m.batch, m.rows), fixedDim(int64(m.d))) {
 		return nil, false
 	}
-	if f.packedProjection(m, qh.src, kh.src, vh.src) || f.separateProjections(m, qh.src, kh.src, vh.src) {
+	if f.packedHeads(m, qh, kh, vh) || f.packedProjection(m, qh.src, kh.src, vh.src) || f.separateProjections(m, qh.src, kh.src, vh.src) {
 		return m, true
 	}
 	return nil, false

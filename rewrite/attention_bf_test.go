@@ -26,7 +26,7 @@ func TestFuseAttentionOnExports(t *testing.T) {
 		{"gpt2_hf", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 7)}, 3, 0},
 		{"llama_decoder", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 9)}, 0, 2},
 		{"decoder_torch", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 3, 4)}, 3, 0},
-		{"deit_timm", image("pixels", 1, 64), []map[string][]int{image("pixels", 2, 64)}, 0, 4},
+		{"deit_timm", image("pixels", 1, 64), []map[string][]int{image("pixels", 2, 64)}, 4, 0},
 		{"encoder_packed", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 3, 0},
 		{"encoder_classifier", ids("ids", 1, 16), []map[string][]int{ids("ids", 2, 5)}, 4, 0},
 		{"gpt_decoder", ids("ids", 1, 16), []map[string][]int{ids("ids", 1, 9)}, 2, 0},
