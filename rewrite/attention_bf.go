@@ -176,13 +176,17 @@ func (f *attnFuser) biasShape(m *attnMatch, ms graph.Shape) bool {
 }
 
 // maskFill is the largest fill value of masked scores taken as a mask:
-// softmax gives such scores a weight below exp(-10000), zero in float32
-// and float64, whether they are replaced by the fill or have it added.
-const maskFill = -1e4
+// softmax gives such scores a weight of zero in float32 and float64,
+// whether they are replaced by the fill or have it added, and a score of
+// magnitude below 1e21 added to such a fill rounds to the fill in float32
+// (-inf stays -inf), so that a row whose keys are all masked gets the
+// same equal weights both ways. Exporters fill with float32's lowest
+// value or -inf.
+const maskFill = -1e30
 
 // whereMask matches s = Where(c, fill, scores) or Where(c, scores, fill),
 // c a computed boolean mask (condShape) and fill a constant of at most
-// maskFill (fillValue), records it in m and returns the scores. The fused
+// maskFill, or causalFill for a causal c (keepsDiagonal) (fillValue), records it in m and returns the scores. The fused
 // block adds Where(c, fill, 0) (or Where(c, 0, fill)) to the scores
 // instead: the masked scores then hold fill plus a score, which softmax
 // weighs as it weighs fill.
@@ -194,7 +198,11 @@ func (f *attnFuser) whereMask(m *attnMatch, s *graph.Value) (*graph.Value, bool)
 	for i := 1; i <= 2; i++ {
 		scores := w.Input(3 - i)
 		ds, want := dims(scores), dims(s)
-		fill, ok := f.fillValue(w.Input(i), want)
+		limit := maskFill
+		if i == 1 && f.keepsDiagonal(w.Input(0)) {
+			limit = causalFill
+		}
+		fill, ok := f.fillValue(w.Input(i), want, limit)
 		if !ok || fill.DType != scores.DType || len(ds) != len(want) ||
 			!ds[:len(ds)-2].Equal(want[:len(want)-2]) || ds[len(ds)-2] != m.seq || ds[len(ds)-1] != m.seq {
 			continue
@@ -218,11 +226,11 @@ func (f *attnFuser) condShape(m *attnMatch, cs graph.Shape) bool {
 }
 
 // fillValue returns the constant that v fills masked scores with, when it
-// is at most maskFill: v itself, a scalar constant, or the value of a
+// is at most limit (maskFill, or causalFill for a causal mask): v itself, a scalar constant, or the value of a
 // ConstantOfShape whose shape broadcasts to the Where's output out.
-func (f *attnFuser) fillValue(v *graph.Value, out graph.Shape) (*graph.Value, bool) {
+func (f *attnFuser) fillValue(v *graph.Value, out graph.Shape, limit float64) (*graph.Value, bool) {
 	if c, ok := scalarValue(v); ok {
-		return v, c <= maskFill
+		return v, c <= limit
 	}
 	p := f.prod[v]
 	vs := dims(v)
@@ -241,7 +249,25 @@ func (f *attnFuser) fillValue(v *graph.Value, out graph.Shape) (*graph.Value, bo
 	c := &graph.Value{Name: f.unique(v.Name + "_fill"), Const: t}
 	c.SetStatic(t.DType, t.Shape)
 	d, ok := scalarValue(c)
-	return c, ok && d <= maskFill
+	return c, ok && d <= limit
+}
+
+// causalFill is the largest fill of a causal mask (keepsDiagonal): no row
+// is masked whole, so only the weight of the masked scores matters, below
+// exp(-10000), zero in float32 and float64, replaced or added.
+const causalFill = -1e4
+
+// keepsDiagonal reports whether the condition c, true where a score is
+// masked, is Trilu(., upper, k) with a constant k of at least 1: every
+// query keeps at least its own key, so no row of the scores is masked
+// whole.
+func (f *attnFuser) keepsDiagonal(c *graph.Value) bool {
+	t := f.prod[c]
+	if t == nil || t.Op != "Trilu" || !defaultDomain(t) || attrInt(t, "upper", 1) != 1 {
+		return false
+	}
+	k, ok := constInts(t, 1)
+	return ok && len(k) == 1 && k[0] >= 1
 }
 
 // scalarValue returns the value of a one-element float constant, infinite
