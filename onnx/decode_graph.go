@@ -3,6 +3,7 @@ package onnx
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -264,24 +265,27 @@ func (d *decoder) node(np *onnxpb.NodeProto) error {
 // isDefaultDomain reports whether domain names the default ONNX domain.
 func isDefaultDomain(domain string) bool { return domain == "" || domain == "ai.onnx" }
 
-// contribIR reports whether np is an ONNX Runtime contributed operator in
-// the form the op-schema table implements (graph.AttentionShape: no
-// mask_index, no past state, no unidirectional masking); other forms stay
+// contribIR reports whether np is an ONNX Runtime contributed operator
+// that the op-schema table has, in a form the table implements: no more
+// inputs or outputs than its row lists, every required input given, and
+// no past or present state (the inputs named past..., the outputs named
+// present...). Masks, attention_bias and unidirectional masking are
+// implemented (graph.AttentionShape, graph.MultiHeadAttentionShape).
+// irNodes then checks the attributes against the row; other forms stay
 // opaque, with shapes observed in ONNX Runtime.
 func contribIR(np *onnxpb.NodeProto) bool {
-	if np.GetDomain() != graph.MicrosoftDomain || graph.Lookup(np.GetDomain(), np.GetOpType()) == nil {
+	s := graph.Lookup(np.GetDomain(), np.GetOpType())
+	if np.GetDomain() != graph.MicrosoftDomain || s == nil || len(np.Input) > len(s.Inputs) || len(np.Output) > len(s.Outputs) {
 		return false
 	}
-	if np.GetOpType() != "Attention" {
-		return false
-	}
-	for i := 3; i <= 4 && i < len(np.Input); i++ {
-		if np.Input[i] != "" {
+	for i, spec := range s.Inputs {
+		given := i < len(np.Input) && np.Input[i] != ""
+		if spec.Variadic || !given && !spec.Optional || given && strings.HasPrefix(spec.Name, "past") {
 			return false
 		}
 	}
-	for _, a := range np.Attribute {
-		if a.GetName() == "unidirectional" && a.GetI() != 0 || a.GetName() == "qkv_hidden_sizes" {
+	for i, name := range np.Output {
+		if name != "" && strings.HasPrefix(s.Outputs[i].Name, "present") {
 			return false
 		}
 	}

@@ -81,6 +81,24 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		// fuse-attention writes the com.microsoft Attention itself: no
 		// Softmax is left.
 		{"encoder_classifier", map[string][]int{"ids": {1, 128}}, "Attention", "Softmax"},
+		// Batch-first exports: canonicalisation and fuse-attention write
+		// the Attention with the separate q/k/v projections packed
+		// (vit_hf, bert_hf), the computed additive mask (bert_hf) or the
+		// boolean mask's Where (encoder_packed) as its attention_bias.
+		{"vit_hf", map[string][]int{"pixel_values": {1, 3, 64, 64}}, "Attention", "Softmax"},
+		{"bert_hf", map[string][]int{"input_ids": {2, 32}, "attention_mask": {2, 32}}, "Attention", "Softmax"},
+		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "Attention", "Softmax"},
+		// A causal mask sliced from a constant to min(512, seq) and a
+		// scale 1/sqrt(32) rounded to float32 (gpt2_hf); the rounded
+		// scale of a sequence-first export (vit_tiny).
+		{"gpt2_hf", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
+		{"vit_tiny", map[string][]int{"image": {1, 3, 32, 32}}, "Attention", "Softmax"},
+		// Sequence-first exports with a computed causal mask.
+		{"decoder_torch", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
+		// A causal mask as Where over Trilu, filled by a ConstantOfShape.
+		{"gpt_decoder", map[string][]int{"ids": {1, 64}}, "Attention", "Softmax"},
+		// timm's packing: [B, L, 3, N, h], Transpose[2,0,3,1,4], one slot each.
+		{"deit_timm", map[string][]int{"pixels": {1, 3, 64, 64}}, "Attention", "Softmax"},
 		// ort-fusion-forms writes the tanh GELU in the form ONNX
 		// Runtime's own fusion matches: FastGelu, no Tanh left.
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},

@@ -34,16 +34,35 @@ import (
 // the scores is made. The product c2*c1 must be exact in float32
 // (Attention's scale is a float32 attribute), as it is for heads of 4,
 // 16, 64 or 256 (PyTorch divides by sqrt(h)). Intermediate values must
-// have no readers outside the pattern. It reports whether anything
+// have no readers outside the pattern. The batch-first layout of Hugging
+// Face style exports, with separate projections and masks computed at run
+// time, is matched too (matchBatchFirst). It reports whether anything
 // changed; g is not modified.
 func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
+	return fuseAttention(g, false)
+}
+
+// FuseAttentionRounded is FuseAttention that also fuses a block whose
+// scale is not exact in float32 (1/sqrt(32) for heads of 32, as GPT-2
+// style and small ViT exports divide by): Attention's float32 scale
+// attribute is then the product of the block's scales rounded to
+// float32, which moves the scores by at most one float32 rounding
+// (relative 6e-8), within FusionFormsTolerance on inputs of ordinary
+// range. It is the pass CanonicalFirst runs (Pass.Canonical).
+func FuseAttentionRounded(g *graph.Graph) (*graph.Graph, bool, error) {
+	return fuseAttention(g, true)
+}
+
+// fuseAttention is FuseAttention, with scales rounded to float32 allowed
+// when rounded is set.
+func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: FuseAttention: nil graph")
 	}
 	if !hasDefaultOp(g, "Softmax") {
 		return g, false, nil // every fusion starts from a Softmax
 	}
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
+	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names(), rounded: rounded}
 	for _, v := range g.Outputs {
 		f.isOut = append(f.isOut, v)
 	}
@@ -56,6 +75,12 @@ func FuseAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 			continue
 		}
 		m, ok := f.match(n)
+		if !ok {
+			m, ok = f.matchBatchFirst(n, f.headView4)
+		}
+		if !ok {
+			m, ok = f.matchBatchFirst(n, f.packedView)
+		}
 		if !ok || slices.ContainsFunc(m.nodes, func(x *graph.Node) bool { return used[x] }) {
 			continue
 		}
@@ -102,6 +127,8 @@ type attnFuser struct {
 	cons  map[*graph.Value][]*graph.Node
 	names map[string]bool
 	isOut []*graph.Value
+	// rounded allows a scale that float32 rounds (FuseAttentionRounded).
+	rounded bool
 }
 
 // attnMatch is one matched attention block.
@@ -109,8 +136,14 @@ type attnMatch struct {
 	x, w, b, mask *graph.Value
 	scale         float64
 	din, d        int
-	heads         int           // per sequence
-	batch, seq    graph.Dim     // B and L
+	heads         int         // per sequence
+	batchFirst    bool        // x is [B, L, Din], the output [B, L, D] (matchBatchFirst)
+	batch, seq    graph.Dim   // B and L
+	rows          graph.Dim   // the block's sequence: L, or min(cap, L) (capOf)
+	cap           int64       // when not 0, the block reads the input's first cap positions (capOf)
+	where         *graph.Node // a Where filling masked scores (whereMask), m.fill its fill's input index
+	fill          int
+	fillConst     *graph.Value  // the scalar constant it fills with
 	out           *graph.Node   // the final Reshape, replaced by the new nodes
 	nodes         []*graph.Node // every node of the block (out included)
 }
@@ -143,15 +176,33 @@ func (f *attnFuser) only(v *graph.Value) (*graph.Node, bool) {
 	return rs[0], true
 }
 
-// dataReaders returns v's readers other than Shape nodes.
+// dataReaders returns v's readers other than Shape nodes and nodes read
+// only by Shape nodes (shapeOnly).
 func (f *attnFuser) dataReaders(v *graph.Value) []*graph.Node {
 	var out []*graph.Node
 	for _, n := range f.cons[v] {
-		if !isShapeOp(n) {
+		if !isShapeOp(n) && !f.shapeOnly(n) {
 			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// shapeOnly reports whether n is a node other than Shape whose outputs
+// are read, and only by Shape nodes (GPT-2's exporter takes the key's
+// length from the Shape of a Transpose nothing else reads): build
+// recomputes those Shapes from the symbols and drops n.
+func (f *attnFuser) shapeOnly(n *graph.Node) bool {
+	if isShapeOp(n) || len(n.Outputs) == 0 {
+		return false
+	}
+	for _, o := range n.Outputs {
+		rs := f.cons[o]
+		if o == nil || len(rs) == 0 || slices.Contains(f.isOut, o) || slices.ContainsFunc(rs, func(r *graph.Node) bool { return !isShapeOp(r) }) {
+			return false
+		}
+	}
+	return true
 }
 
 // from returns the producer of v when it is a default-domain op of the
@@ -222,6 +273,12 @@ type heads struct {
 	src        *graph.Value
 	batch, seq graph.Dim
 	n          int
+	// width is the hidden size of the view's heads (N*h); slot, for a
+	// view of a [B, L, 3, N, h] packing (packedView), is which of q, k
+	// and v it is, and shared the nodes the three views share.
+	width  int
+	slot   int
+	shared []*graph.Node
 }
 
 // headView matches Transpose[perm](Reshape(src)) where the Reshape splits
@@ -229,11 +286,7 @@ type heads struct {
 // Reshape output [L, B*N, h] at every binding. It returns the layout and
 // the nodes.
 func (f *attnFuser) headView(v *graph.Value, perm []int64) (heads, []*graph.Node, bool) {
-	t, ok := f.from(v, "Transpose")
-	if !ok || !slices.Equal(attrInts(t, "perm"), perm) {
-		return heads{}, nil, false
-	}
-	r, ok := f.from(t.Input(0), "Reshape")
+	t, r, ok := f.transposedReshape(v, perm)
 	if !ok {
 		return heads{}, nil, false
 	}
@@ -248,6 +301,17 @@ func (f *attnFuser) headView(v *graph.Value, perm []int64) (heads, []*graph.Node
 		return heads{}, nil, false
 	}
 	return heads{src: r.Input(0), batch: b, seq: l, n: int(n.Value)}, []*graph.Node{t, r}, true
+}
+
+// transposedReshape matches v = Transpose[perm](Reshape(.)), each value
+// read only by the next node.
+func (f *attnFuser) transposedReshape(v *graph.Value, perm []int64) (t, r *graph.Node, ok bool) {
+	t, ok = f.from(v, "Transpose")
+	if !ok || !slices.Equal(attrInts(t, "perm"), perm) {
+		return nil, nil, false
+	}
+	r, ok = f.from(t.Input(0), "Reshape")
+	return t, r, ok
 }
 
 // rowsOf returns the batch and sequence of a sequence-first activation
@@ -308,12 +372,81 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 	}
 	m := &attnMatch{nodes: []*graph.Node{sm}}
 	// Output side: MatMul(S, Vh) -> Transpose[1,0,2] -> Reshape.
+	pv, ok := f.outputSide(m, sm, []int64{1, 0, 2})
+	if !ok {
+		return nil, false
+	}
+	vh, vn, ok := f.headView(pv.Input(1), []int64{1, 0, 2})
+	if !ok || vh.seq != ss[1] || dimMul(vh.batch, fixedDim(int64(vh.n))) != ss[0] {
+		return nil, false
+	}
+	m.batch, m.seq, m.rows, m.heads = vh.batch, vh.seq, vh.seq, vh.n
+	m.nodes = append(m.nodes, vn...)
+	// Scores: Softmax(Add(scaled MatMul(scaled Qh, Kt), M)).
+	scores, ok := f.whereMask(m, sm.Input(0))
+	if !ok {
+		scores = sm.Input(0)
+	}
+	if add, ok := f.from(scores, "Add"); ok && m.where == nil {
+		for i := 0; i < 2; i++ {
+			mk := add.Input(1 - i)
+			ms := dims(mk)
+			if len(ms) < 2 || len(ms) > 4 || !allOnes(ms[:len(ms)-2]) || mk.DType != sm.Outputs[0].DType ||
+				!f.seqMask(mk, ms[len(ms)-2:], m.seq) {
+				continue
+			}
+			m.mask, scores = mk, add.Input(i)
+			m.nodes = append(m.nodes, add)
+			break
+		}
+	}
+	qh, kh, ok := f.queriesKeys(m, scores, f.headView, []int64{1, 0, 2}, []int64{1, 2, 0})
+	if !ok {
+		return nil, false
+	}
+	// The three slices of one packed projection.
+	qs3 := dims(qh.src)
+	if qs3[len(qs3)-1].Param != "" {
+		return nil, false
+	}
+	m.d = int(qs3[len(qs3)-1].Value)
+	if !outRows(dims(m.out.Outputs[0]), m.batch, m.seq, m.d) || !f.packedProjection(m, qh.src, kh.src, vh.src) {
+		return nil, false
+	}
+	return m, true
+}
+
+// allOnes reports whether every dimension of s is a plain 1.
+func allOnes(s graph.Shape) bool {
+	return !slices.ContainsFunc(s, func(d graph.Dim) bool { return !isFixed(d, 1) })
+}
+
+// seqMask reports whether a mask of last dimensions ll masks scores over
+// a sequence of seq: a constant [seq, seq], or a computed value whose
+// dimensions are seq, or min(c, seq) as a causal mask sliced from a
+// constant makes them (capOf: equal to seq wherever the original runs).
+func (f *attnFuser) seqMask(mk *graph.Value, ll graph.Shape, seq graph.Dim) bool {
+	if mk.IsConst() {
+		return ll[0] == seq && ll[1] == seq
+	}
+	for _, d := range ll {
+		if _, ok := capOf(d, seq); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// outputSide matches, from the softmax sm, MatMul(S, Vh) ->
+// Transpose[perm] -> Reshape, each the only reader of the one before,
+// records the Reshape as m.out and returns the MatMul.
+func (f *attnFuser) outputSide(m *attnMatch, sm *graph.Node, perm []int64) (*graph.Node, bool) {
 	pv, ok := f.only(sm.Outputs[0])
 	if !ok || pv.Op != "MatMul" || !defaultDomain(pv) || pv.Input(0) != sm.Outputs[0] {
 		return nil, false
 	}
 	t, ok := f.only(pv.Outputs[0])
-	if !ok || t.Op != "Transpose" || !defaultDomain(t) || !slices.Equal(attrInts(t, "perm"), []int64{1, 0, 2}) {
+	if !ok || t.Op != "Transpose" || !defaultDomain(t) || !slices.Equal(attrInts(t, "perm"), perm) {
 		return nil, false
 	}
 	out, ok := f.only(t.Outputs[0])
@@ -322,94 +455,43 @@ func (f *attnFuser) match(sm *graph.Node) (*attnMatch, bool) {
 	}
 	m.out = out
 	m.nodes = append(m.nodes, pv, t, out)
-	vh, vn, ok := f.headView(pv.Input(1), []int64{1, 0, 2})
-	if !ok || vh.seq != ss[1] || dimMul(vh.batch, fixedDim(int64(vh.n))) != ss[0] {
-		return nil, false
-	}
-	m.batch, m.seq, m.heads = vh.batch, vh.seq, vh.n
-	m.nodes = append(m.nodes, vn...)
-	// Scores: Softmax(Add(scaled MatMul(scaled Qh, Kt), M)).
-	scores := sm.Input(0)
-	if add, ok := f.from(scores, "Add"); ok {
-		for i := 0; i < 2; i++ {
-			mk := add.Input(1 - i)
-			ms := dims(mk)
-			if !mk.IsConst() || len(ms) < 2 || len(ms) > 4 || ms[len(ms)-1] != m.seq || ms[len(ms)-2] != m.seq ||
-				dimProduct(ms) != dimMul(m.seq, m.seq) || mk.DType != sm.Outputs[0].DType {
-				continue
-			}
-			m.mask, scores = mk, add.Input(i)
-			m.nodes = append(m.nodes, add)
-			break
-		}
-	}
+	return pv, true
+}
+
+// headViewer matches a head view of a projection (headView, headView4).
+type headViewer func(v *graph.Value, perm []int64) (heads, []*graph.Node, bool)
+
+// queriesKeys matches the scores without their mask, scaled MatMul(scaled
+// Qh, Kt), with Qh and Kt views (qperm, kperm) of m's heads, batch and
+// sequence; it records the scale in m and returns the two views.
+func (f *attnFuser) queriesKeys(m *attnMatch, scores *graph.Value, view headViewer, qperm, kperm []int64) (qh, kh heads, ok bool) {
 	qk, c2, sn := f.scaled(scores)
 	m.nodes = append(m.nodes, sn...)
 	mm, ok := f.from(qk, "MatMul")
 	if !ok {
-		return nil, false
+		return qh, kh, false
 	}
 	m.nodes = append(m.nodes, mm)
 	qs, c1, qn := f.scaled(mm.Input(0))
 	m.nodes = append(m.nodes, qn...)
 	m.scale = c1 * c2
-	if float64(float32(m.scale)) != m.scale {
+	if float64(float32(m.scale)) != m.scale && !f.rounded {
 		// The attribute is a float32: fuse only when the scales multiply
 		// to one exactly (1/8 for heads of 64, say), so that the fused
 		// graph computes what the original did.
-		return nil, false
+		return qh, kh, false
 	}
-	qh, qv, ok := f.headView(qs, []int64{1, 0, 2})
+	qh, qv, ok := view(qs, qperm)
 	if !ok || qh.n != m.heads || qh.batch != m.batch || qh.seq != m.seq {
-		return nil, false
+		return qh, kh, false
 	}
-	kh, kv, ok := f.headView(mm.Input(1), []int64{1, 2, 0})
+	kh, kv, ok := view(mm.Input(1), kperm)
 	if !ok || kh.n != m.heads || kh.batch != m.batch || kh.seq != m.seq {
-		return nil, false
+		return qh, kh, false
 	}
 	m.nodes = append(m.nodes, qv...)
 	m.nodes = append(m.nodes, kv...)
-	// The three slices of one packed projection.
-	qs3 := dims(qh.src)
-	if qs3[len(qs3)-1].Param != "" {
-		return nil, false
-	}
-	d := int(qs3[len(qs3)-1].Value)
-	if !outRows(dims(out.Outputs[0]), m.batch, m.seq, d) {
-		return nil, false
-	}
-	p, qn2, ok1 := f.slice(qh.src, 0, d)
-	pk, kn2, ok2 := f.slice(kh.src, d, d)
-	pv2, vn2, ok3 := f.slice(vh.src, 2*d, d)
-	if !ok1 || !ok2 || !ok3 || p != pk || p != pv2 || len(f.dataReaders(p)) != 3 || slices.Contains(f.isOut, p) {
-		return nil, false
-	}
-	m.nodes = append(m.nodes, qn2, kn2, vn2)
-	m.d = d
-	add := f.prod[p]
-	if add == nil || add.Op != "Add" || !defaultDomain(add) {
-		return nil, false
-	}
-	for i := 0; i < 2; i++ {
-		b, mmv := add.Input(1-i), add.Input(i)
-		proj, ok := f.from(mmv, "MatMul")
-		if !ok || !b.IsConst() || !slices.Equal(shape(b), []int{3 * d}) {
-			continue
-		}
-		x, w := proj.Input(0), proj.Input(1)
-		ws, xs := shape(w), dims(x)
-		if !w.IsConst() || len(ws) != 2 || ws[1] != 3*d || len(xs) != len(qs3) || !isFixed(xs[len(xs)-1], int64(ws[0])) ||
-			!xs[:len(xs)-1].Equal(qs3[:len(qs3)-1]) {
-			continue
-		}
-		if x.DType != w.DType || b.DType != w.DType {
-			continue
-		}
-		m.x, m.w, m.b, m.din = x, w, b, ws[0]
-		m.nodes = append(m.nodes, add, proj)
-		return m, true
-	}
-	return nil, false
+	return qh, kh, true
 }
 
 // build adds (src.add) the nodes that replace m: X in batch-first order [B, L,
@@ -426,11 +508,21 @@ func (f *attnFuser) build(m *attnMatch, src *shapeSource) (shapes []*graph.Node,
 		}
 		for _, o := range n.Outputs {
 			for _, r := range f.cons[o] {
-				if isShapeOp(r) {
-					if err := src.replaceShape(r); err != nil {
-						return nil, err
-					}
+				readers := []*graph.Node{r}
+				if f.shapeOnly(r) {
 					shapes = append(shapes, r)
+					readers = nil
+					for _, ro := range r.Outputs {
+						readers = append(readers, f.cons[ro]...)
+					}
+				}
+				for _, sh := range readers {
+					if isShapeOp(sh) {
+						if err := src.replaceShape(sh); err != nil {
+							return nil, err
+						}
+						shapes = append(shapes, sh)
+					}
 				}
 			}
 		}
@@ -444,46 +536,44 @@ func (f *attnFuser) build(m *attnMatch, src *shapeSource) (shapes []*graph.Node,
 // buildAttention adds (src.add) the nodes computing m's output with an
 // Attention node; src makes their shapes.
 func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) error {
-	one := isFixed(m.batch, 1)
-	// The input, batch-first.
-	xr := &graph.Node{Name: f.unique(base + "_in"), Op: "Reshape"}
-	if one {
-		t, err := src.reshapeTo(m.x, graph.Shape{fixedDim(1), m.seq, fixedDim(int64(m.din))}, xr.Name+"_shape")
-		if err != nil {
-			return err
-		}
-		xr.Inputs = []*graph.Value{m.x, t}
-	} else {
-		xr.Op, xr.Attrs, xr.Inputs = "Transpose", graph.Attrs{"perm": graph.IntsAttr(1, 0, 2)}, []*graph.Value{m.x}
-	}
-	xr.Outputs = []*graph.Value{{Name: f.unique(base + "_input")}}
-	if err := inferAs(xr, graph.Shape{m.batch, m.seq, fixedDim(int64(m.din))}); err != nil {
+	in, err := f.batchFirstInput(m, base, src)
+	if err != nil {
 		return err
 	}
-	ins := []*graph.Value{xr.Outputs[0], m.w, m.b, nil, nil, nil}
-	if m.mask != nil {
+	if m.where != nil {
+		if err := f.additiveMask(m, base, src); err != nil {
+			return err
+		}
+	}
+	ins := []*graph.Value{in, m.w, m.b, nil, nil, nil}
+	switch {
+	case m.mask == nil:
+		ins = ins[:3]
+	case m.mask.IsConst():
 		t := m.mask.Const.Clone()
-		t.Shape = []int{1, 1, int(m.seq.Value), int(m.seq.Value)}
+		t.Shape = []int{1, 1, int(m.rows.Value), int(m.rows.Value)}
 		mk := &graph.Value{Name: f.unique(base + "_bias"), Const: t}
 		mk.SetStatic(t.DType, t.Shape)
 		ins[5] = mk
-	} else {
-		ins = ins[:3]
+	default:
+		if ins[5], err = f.expandMask(m, base, src); err != nil {
+			return err
+		}
 	}
 	att := &graph.Node{Name: f.unique(base), Op: "Attention", Domain: graph.MicrosoftDomain, Inputs: ins,
 		Outputs: []*graph.Value{{Name: f.unique(base + "_output")}}, Attrs: graph.Attrs{
 			"num_heads": graph.IntAttr(int64(m.heads)),
 			"scale":     graph.FloatAttr(float32(m.scale)),
 		}}
-	if err := inferAs(att, graph.Shape{m.batch, m.seq, fixedDim(int64(m.d))}); err != nil {
+	if err := inferAs(att, graph.Shape{m.batch, m.rows, fixedDim(int64(m.d))}); err != nil {
 		return err
 	}
-	src.add(xr)
 	src.add(att)
-	// Back to the output's order: sequence-first unless the batch is one.
+	// Back to the output's order: sequence-first unless the batch is one
+	// or the block was batch-first.
 	ao := att.Outputs[0]
 	want := m.out.Outputs[0]
-	if !one {
+	if !m.batchFirst && !isFixed(m.batch, 1) {
 		t := &graph.Node{Name: f.unique(base + "_seq_first"), Op: "Transpose", Attrs: graph.Attrs{"perm": graph.IntsAttr(1, 0, 2)},
 			Inputs: []*graph.Value{ao}, Outputs: []*graph.Value{{Name: f.unique(base + "_seq_first")}}}
 		if err := inferAs(t, graph.Shape{m.seq, m.batch, fixedDim(int64(m.d))}); err != nil {
@@ -491,6 +581,10 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 		}
 		src.add(t)
 		ao = t.Outputs[0]
+	}
+	if m.batchFirst && dims(want).Equal(dims(ao)) {
+		// The Attention writes the output itself.
+		return inferInto(att, want)
 	}
 	r := &graph.Node{Name: f.unique(base + "_out"), Op: "Reshape"}
 	shp, err := src.reshapeTo(ao, want.Shape, r.Name+"_shape")
@@ -503,6 +597,81 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 	}
 	src.add(r)
 	return nil
+}
+
+// batchFirstInput returns m's input in batch-first order [B, L, Din]: x
+// itself for a batch-first block, else a Transpose of it, or a Reshape
+// for a batch of one, which it adds.
+func (f *attnFuser) batchFirstInput(m *attnMatch, base string, src *shapeSource) (*graph.Value, error) {
+	if m.batchFirst && m.cap == 0 {
+		return m.x, nil
+	}
+	if m.batchFirst {
+		// The first cap positions: x itself wherever the block's mask
+		// lets the original run.
+		starts, ends, axes := src.constInt64(base+"_starts", []int64{0}), src.constInt64(base+"_ends", []int64{m.cap}), src.constInt64(base+"_axes", []int64{1})
+		sl := &graph.Node{Name: f.unique(base + "_rows"), Op: "Slice", Inputs: []*graph.Value{m.x, starts, ends, axes},
+			Outputs: []*graph.Value{{Name: f.unique(base + "_rows")}}}
+		if err := inferAs(sl, graph.Shape{m.batch, m.rows, fixedDim(int64(m.din))}); err != nil {
+			return nil, err
+		}
+		src.add(sl)
+		return sl.Outputs[0], nil
+	}
+	xr := &graph.Node{Name: f.unique(base + "_in"), Op: "Reshape"}
+	if isFixed(m.batch, 1) {
+		t, err := src.reshapeTo(m.x, graph.Shape{fixedDim(1), m.seq, fixedDim(int64(m.din))}, xr.Name+"_shape")
+		if err != nil {
+			return nil, err
+		}
+		xr.Inputs = []*graph.Value{m.x, t}
+	} else {
+		xr.Op, xr.Attrs, xr.Inputs = "Transpose", graph.Attrs{"perm": graph.IntsAttr(1, 0, 2)}, []*graph.Value{m.x}
+	}
+	xr.Outputs = []*graph.Value{{Name: f.unique(base + "_input")}}
+	if err := inferAs(xr, graph.Shape{m.batch, m.seq, fixedDim(int64(m.din))}); err != nil {
+		return nil, err
+	}
+	src.add(xr)
+	return xr.Outputs[0], nil
+}
+
+// expandMask returns m's computed mask [B or 1, 1, L or 1, L] as the
+// attention_bias Attention reads, [B or 1, 1, L, L]: the mask itself, or
+// an Expand of it, which it adds; a sequence-first block's [.., L, L]
+// mask is reshaped to [1, 1, L, L].
+func (f *attnFuser) expandMask(m *attnMatch, base string, src *shapeSource) (*graph.Value, error) {
+	ms := dims(m.mask)
+	if len(ms) < 4 {
+		// A sequence-first block's [.., L, L] mask: [1, 1, L, L].
+		want := append(graph.Shape{fixedDim(1), fixedDim(1)}, ms[len(ms)-2:]...)
+		shp, err := src.reshapeTo(m.mask, want, base+"_bias_shape")
+		if err != nil {
+			return nil, err
+		}
+		r := &graph.Node{Name: f.unique(base + "_bias"), Op: "Reshape", Inputs: []*graph.Value{m.mask, shp},
+			Outputs: []*graph.Value{{Name: f.unique(base + "_bias")}}}
+		if err := inferAs(r, want); err != nil {
+			return nil, err
+		}
+		src.add(r)
+		return r.Outputs[0], nil
+	}
+	if ms[2] == m.rows {
+		return m.mask, nil
+	}
+	want := graph.Shape{ms[0], fixedDim(1), m.rows, m.rows}
+	shp, err := src.vector(want, base+"_bias_shape")
+	if err != nil {
+		return nil, err
+	}
+	e := &graph.Node{Name: f.unique(base + "_bias"), Op: "Expand", Inputs: []*graph.Value{m.mask, shp},
+		Outputs: []*graph.Value{{Name: f.unique(base + "_bias")}}}
+	if err := inferAs(e, want); err != nil {
+		return nil, err
+	}
+	src.add(e)
+	return e.Outputs[0], nil
 }
 
 // unique returns base, or base with a numeric suffix, unused in the graph.

@@ -88,7 +88,7 @@ func (st CanonStats) String() string {
 // canonical forms; callers that have an Evaluator wrap them with it. The
 // result may differ from g by the float32 rounding of constants the rules
 // fold (1/c for a matched c), so the pass's Tolerance is at least
-// FusionFormsTolerance.
+// FusionFormsTolerance, and p.Canonical, when set, runs instead of p.Apply.
 func CanonicalFirst(p Pass, set *rules.Set, ev Evaluator) Pass {
 	return CanonicalFirstWith(p, set, set.CanonicalNames(), ev)
 }
@@ -97,6 +97,9 @@ func CanonicalFirst(p Pass, set *rules.Set, ev Evaluator) Pass {
 // named in names only.
 func CanonicalFirstWith(p Pass, set *rules.Set, names []string, ev Evaluator) Pass {
 	apply := p.Apply
+	if p.Canonical != nil {
+		apply = p.Canonical
+	}
 	p.Tolerance = max(p.Tolerance, FusionFormsTolerance)
 	p.Apply = func(g *graph.Graph) (*graph.Graph, bool, error) {
 		c, st, err := CanonicalizeWith(g, set, names, ev)

@@ -15,11 +15,7 @@ import (
 // corpus results must compute what the export does at other batch sizes
 // and sequence lengths.
 func TestCanonicalRulesFireOnExports(t *testing.T) {
-	ids := func(name string, b, s int) map[string][]int { return map[string][]int{name: {b, s}} }
-	idsMask := func(b, s int) map[string][]int {
-		return map[string][]int{"input_ids": {b, s}, "attention_mask": {b, s}}
-	}
-	image := func(name string, b, side int) map[string][]int { return map[string][]int{name: {b, 3, side, side}} }
+	ids, idsMask, image := idsBinding, idsMaskBinding, imageBinding
 	tests := []struct {
 		export string
 		// tuning binds a corpus export; nil for a testdata/fusion export.

@@ -22,12 +22,16 @@ type Pass struct {
 	// rules of rules.CanonicalFile: callers with an Evaluator run it
 	// after Canonicalize (see CanonicalFirst).
 	Fuses bool
+	// Canonical, when not nil, is the pass as CanonicalFirst runs it:
+	// Apply with rewrites allowed that move results by float32 rounding,
+	// within the tolerance CanonicalFirst gives.
+	Canonical func(g *graph.Graph) (*graph.Graph, bool, error)
 }
 
 // Passes are the shipped whole-graph passes, in the order they are offered.
 var Passes = []Pass{
 	{Name: "prune-dead-rows", Apply: PruneDead},
-	{Name: "fuse-attention", Apply: FuseAttention, Fuses: true},
+	{Name: "fuse-attention", Apply: FuseAttention, Fuses: true, Canonical: FuseAttentionRounded},
 	{Name: "fuse-attention-2d", Apply: FuseAttention2D, Fuses: true},
 	{Name: "rows-2d", Apply: Rows2D},
 	{Name: "ort-fusion-forms", Apply: FusionForms, Tolerance: FusionFormsTolerance, Fuses: true},

@@ -111,12 +111,13 @@ func positiveDim(d graph.Dim) bool {
 }
 
 // monomial splits e into its symbols (with repetition) and a coefficient
-// when e is one product of input symbols.
+// when e is one product of input symbols (or of their minimum with a
+// constant, cappedSymbol).
 func monomial(e graph.Sym) ([]string, int64, bool) {
 	var atoms []string
 	rest := e
 	for _, a := range e.Atoms() {
-		if !plainSymbol(a) {
+		if !plainSymbol(a) && !cappedSymbol(a) {
 			return nil, 0, false
 		}
 		for {
@@ -323,6 +324,19 @@ func (s *shapeSource) atom(a string) (*graph.Value, error) {
 	if v := s.dims[want]; v != nil {
 		return v, nil
 	}
+	if c, x, ok := minAtom(a); ok {
+		// min(c, x): a Min of the constant and x at run time.
+		xv, err := s.dim(graph.SymDim(0, x))
+		if err != nil {
+			return nil, err
+		}
+		v, err := s.node("Min", "sym_min", nil, s.constInt64("sym_min_bound", []int64{c}), xv)
+		if err != nil {
+			return nil, err
+		}
+		s.dims[want] = v
+		return v, nil
+	}
 	for _, in := range s.inputs {
 		if in == nil || in.IsConst() {
 			continue
@@ -347,6 +361,39 @@ func (s *shapeSource) atom(a string) (*graph.Value, error) {
 		return v, nil
 	}
 	return nil, fmt.Errorf("no graph input has the dimension %s", a)
+}
+
+// cappedSymbol reports whether the atom a is min(c, x) with x a product
+// of input dimensions: shapeSource.atom computes it at run time.
+func cappedSymbol(a string) bool {
+	_, x, ok := minAtom(a)
+	if !ok {
+		return false
+	}
+	_, c, ok := monomial(x)
+	return ok && c >= 1
+}
+
+// minAtom splits the derived atom "min(c,x)" (graph.Sym's canonical form
+// of the minimum of a positive constant c and an expression x) into c and
+// x.
+func minAtom(a string) (c int64, x graph.Sym, ok bool) {
+	if !strings.HasPrefix(a, "min(") || !strings.HasSuffix(a, ")") {
+		return 0, graph.Sym{}, false
+	}
+	args := strings.Split(strings.TrimSuffix(strings.TrimPrefix(a, "min("), ")"), ",")
+	if len(args) != 2 {
+		return 0, graph.Sym{}, false
+	}
+	for i, arg := range args {
+		e, err1 := graph.ParseSym(arg)
+		o, err2 := graph.ParseSym(args[1-i])
+		if c, isConst := e.Const(); err1 == nil && err2 == nil && isConst && c > 0 && !o.IsConst() &&
+			graph.SymConst(c).Min(o).Equal(graph.SymAtom(a)) {
+			return c, o, true
+		}
+	}
+	return 0, graph.Sym{}, false
 }
 
 // replaceShape adds nodes that compute the output of the Shape node n
