@@ -3,6 +3,7 @@ package rewrite
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -377,8 +378,18 @@ func TestEngineOptions(t *testing.T) {
 	if got := strings.Join(e.Rules(), ","); got != "conv-bn-fold,relu-merge-cols" && got != "relu-merge-cols,conv-bn-fold" {
 		t.Errorf("rules %s", got)
 	}
-	if len(NewEngine(set, Options{Eval: executor.Evaluate}).Rules()) != len(set.Rules) {
-		t.Error("an engine without a filter should have every rule")
+	all := NewEngine(set, Options{Eval: executor.Evaluate}).Rules()
+	if len(all) != len(set.Rules)-len(set.CanonicalNames()) || len(set.CanonicalNames()) == 0 {
+		t.Errorf("an engine without a filter has %d rules, want every rule but the %d canonicalisation rules of %d", len(all), len(set.CanonicalNames()), len(set.Rules))
+	}
+	for _, name := range set.CanonicalNames() {
+		if slices.Contains(all, name) {
+			t.Errorf("an engine without a filter matches the canonicalisation rule %s", name)
+		}
+	}
+	canon := set.CanonicalNames()[0]
+	if got := NewEngine(set, Options{Rules: []string{canon}, Eval: executor.Evaluate}).Rules(); !slices.Equal(got, []string{canon}) {
+		t.Errorf("an engine asked for %s has rules %v", canon, got)
 	}
 	if _, err := NewEngine(set, Options{Eval: executor.Evaluate}).Candidates(nil); err == nil {
 		t.Error("nil graph: no error")
