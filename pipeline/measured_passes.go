@@ -34,7 +34,8 @@ var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows
 // replaces that model only when it is measurably faster (the 99%
 // confidence interval of after/before below 1) and verifies at the
 // interface's other shapes and on the user's inputs too (checked only
-// then: on ViT-B/16 they took most of a verification's time). A pass that fails or whose result differs is
+// then: on ViT-B/16 they took most of a verification's time). A result
+// that is the graph tried on the other base is not tried again. A pass that fails or whose result differs is
 // reported and skipped. allowed, when not empty, limits the passes to
 // those it names (a --rules list). The trials made are returned beside
 // the chosen model.
@@ -59,12 +60,21 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 	}
 	chosen := out
 	var trials []PassTrial
+	tried := map[graph.Hash]bool{}
 	for _, base := range bases {
 		g, applied := applyPasses(w, passes, base.g, s.passCheck(seed))
 		if len(applied) == 0 {
 			continue
 		}
 		what := fmt.Sprintf("%s with %s", base.label, strings.Join(applied, ", "))
+		h := g.CanonicalHash()
+		if tried[h] {
+			// The passes made one graph of both bases: timed once.
+			fmt.Fprintf(w, "measured passes: %s is the graph tried before\n", what)
+			trials = append(trials, PassTrial{Base: base.label, Passes: applied, Outcome: "the graph tried before"})
+			continue
+		}
+		tried[h] = true
 		fmt.Fprintf(w, "measured passes: verifying %s and timing it against the model chosen so far\n", what)
 		cand, err := s.finishAtTuning(w, g, tol, seed)
 		if errors.Is(err, ErrNotEquivalent) {
