@@ -137,10 +137,11 @@ const compareMaxBlocks = 1000
 // model whose runs take longer than a block's span warms up one unit,
 // then settles, and times in shorter blocks, see blockRunsFor), it
 // first looks at the data once opts.Runs runs of each, 12 blocks (or
-// fewer for a slow model, see enoughBlocks) and MinTime are behind it, and stops at the first look whose 99% interval
-// lies below 1, above 1 or within ±opts.Precision of 1 (below 1 and, with
-// opts.Resolution, within ±Resolution of the ratio); the last look is at
-// MaxRuns (default 1000 blocks) or MaxTime, whatever its interval.
+// fewer for a slow model, see enoughBlocks) and MinTime are behind it,
+// and stops at the first look whose 99% interval lies below 1, above 1
+// or within ±opts.Precision of 1 (below 1 and, with opts.Resolution,
+// within ±Resolution of the ratio); the last look is at MaxRuns (default
+// 1000 blocks) or MaxTime, whatever its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
 }

@@ -35,10 +35,10 @@ var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows
 // confidence interval of after/before below 1) and verifies at the
 // interface's other shapes and on the user's inputs too (checked only
 // then: on ViT-B/16 they took most of a verification's time). A result
-// that is the graph tried on the other base is not tried again. A pass that fails or whose result differs is
-// reported and skipped. allowed, when not empty, limits the passes to
-// those it names (a --rules list). The trials made are returned beside
-// the chosen model.
+// that is the graph tried on the other base is not tried again. A pass
+// that fails or whose result differs is reported and skipped. allowed,
+// when not empty, limits the passes to those it names (a --rules list).
+// The trials made are returned beside the chosen model.
 func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) (*graph.Model, []PassTrial, error) {
 	named, err := PassesNamed(names)
 	if err != nil {
