@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -132,12 +133,15 @@ const compareMaxBlocks = 1000
 // Compare times sessions a and b alternately (ABBA order, so that a slow
 // drift of the machine affects both equally) and runs the sequential test
 // described in sequential.go on the ratio of their median latencies.
-// After the warm-up (settling both sessions when opts.Settle is set), it
-// first looks at the data once opts.Runs runs of each, 12 blocks and
-// MinTime are behind it, and stops at the first look whose 99% interval
-// lies below 1, above 1 or within ±opts.Precision of 1 (below 1 and, with
-// opts.Resolution, within ±Resolution of the ratio); the last look is at
-// MaxRuns (default 1000 blocks) or MaxTime, whatever its interval.
+// After the warm-up (settling both sessions when opts.Settle is set; a
+// model whose runs take longer than a block's span warms up one unit,
+// then settles, and times in shorter blocks, see blockRunsFor), it
+// first looks at the data once opts.Runs runs of each, 12 blocks (or
+// fewer for a slow model, see enoughBlocks) and MinTime are behind it,
+// and stops at the first look whose 99% interval lies below 1, above 1
+// or within ±opts.Precision of 1 (below 1 and, with opts.Resolution,
+// within ±Resolution of the ratio); the last look is at MaxRuns (default
+// 1000 blocks) or MaxTime, whatever its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
 }
@@ -177,7 +181,14 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		if err := unit(i, 0, &scratch, &scratch); err != nil {
 			return Comparison{}, err
 		}
+		if opts.Settle && i+1 == len(as) && Summarize(slices.Clone(scratch.wall)).Median > blockSpan {
+			// Runs of a block's length each: one unit a pair warms
+			// the sessions, and settling goes on from there.
+			break
+		}
 	}
+	opts.BlockRuns = blockRunsFor(opts.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
+	perBlock = max(1, opts.BlockRuns/bootstrapUnit)
 	if opts.Settle {
 		i := 0
 		err := settle(opts, func() (time.Duration, error) {
@@ -205,7 +216,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			continue
 		}
 		blocks, elapsed := n/k, now().Sub(start)
-		enough := blocks >= minCompareBlocks
+		enough := enoughBlocks(blocks, elapsed)
 		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime
 		final := elapsed >= opts.MaxTime || (enough && n >= opts.MaxRuns && elapsed >= opts.MinTime)
 		look, last := sched.due(blocks, ready, final)

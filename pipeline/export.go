@@ -40,6 +40,19 @@ func (s *Start) Export(w io.Writer, best *graph.Graph, path string, tol float64,
 // printing one line a backend to w; VerifyShapes; VerifyInputs), and
 // returns it as a model.
 func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64) (*graph.Model, error) {
+	out, err := s.finishAtTuning(w, best, tol, seed)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verifyBeyondTuning(w, out, tol, seed); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// finishAtTuning is the first part of Finish: best with its bodies
+// rewritten, folded and verified at the tuning shape on random inputs.
+func (s *Start) finishAtTuning(w io.Writer, best *graph.Graph, tol float64, seed uint64) (*graph.Model, error) {
 	best, bst, err := OptimizeBodies(best, s.Engine)
 	if err != nil {
 		return nil, fmt.Errorf("rewriting control-flow bodies: %w", err)
@@ -54,13 +67,17 @@ func (s *Start) Finish(w io.Writer, best *graph.Graph, tol float64, seed uint64)
 	if err := s.verify(w, s.Orig, &out, tol, seed); err != nil {
 		return nil, err
 	}
-	if err := s.VerifyShapes(w, &out, tol, seed); err != nil {
-		return nil, err
-	}
-	if err := s.VerifyInputs(w, &out, tol); err != nil {
-		return nil, err
-	}
 	return &out, nil
+}
+
+// verifyBeyondTuning is the rest of Finish: out verified at the other
+// shapes of the interface (VerifyShapes) and on the user's input sets
+// (VerifyInputs).
+func (s *Start) verifyBeyondTuning(w io.Writer, out *graph.Model, tol float64, seed uint64) error {
+	if err := s.VerifyShapes(w, out, tol, seed); err != nil {
+		return err
+	}
+	return s.VerifyInputs(w, out, tol)
 }
 
 // FinishOrFolded is Finish, except that a graph failing verification is

@@ -133,6 +133,9 @@ type Start struct {
 	measuring bench
 	sessions  *measure.SessionPool // nil: each use loads its own (UseSessionPool)
 	swept     []SweepRow           // the last shape sweep's measurements
+	// passChecks are the float64 checks of whole-graph passes, shared
+	// by the engine's and the measured passes (nil: each check its own).
+	passChecks *passChecks
 	// Inputs are the user's own input sets (inputs.Read): the written
 	// model is verified on them too (VerifyInputs).
 	Inputs []inputs.Set
@@ -202,9 +205,10 @@ func prepareModel(name string, orig *graph.Model, rc RuleChoice) (*Start, error)
 	}
 	start := *orig
 	start.Graph = folded
-	eng, err := withPasses(rules, passes, 1)
+	checks := newPassChecks()
+	eng, err := withPasses(rules, passes, checks.check(1))
 	if err != nil {
 		return nil, err
 	}
-	return &Start{Name: name, Orig: orig, Model: &start, Engine: eng}, nil
+	return &Start{Name: name, Orig: orig, Model: &start, Engine: eng, passChecks: checks}, nil
 }

@@ -141,7 +141,7 @@ func writeWithPasses(t *testing.T, path string, shapes map[string][]int) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, applied := applyPasses(io.Discard, passes, s.Model.Graph, 1)
+	g, applied := applyPasses(io.Discard, passes, s.Model.Graph, passCheck(1))
 	if len(applied) == 0 {
 		t.Fatal("no measured pass changed the model")
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
@@ -53,7 +54,7 @@ func canonicalFirst(passes []rewrite.Pass) ([]rewrite.Pass, error) {
 // withPasses offers the passes' results (each verified in float64 on
 // random inputs when applied) before base's candidates. The
 // ort-fusion-forms pass runs rewrite.FusionFormsRules first.
-func withPasses(base rewrite.Rewriter, passes []rewrite.Pass, seed uint64) (rewrite.Rewriter, error) {
+func withPasses(base rewrite.Rewriter, passes []rewrite.Pass, check rewrite.Checker) (rewrite.Rewriter, error) {
 	if len(passes) == 0 {
 		return base, nil
 	}
@@ -67,17 +68,42 @@ func withPasses(base rewrite.Rewriter, passes []rewrite.Pass, seed uint64) (rewr
 			passes[i] = rewrite.CanonicalFirstWith(p, set, rewrite.FusionFormsRules, executor.Evaluate)
 		}
 	}
-	return &rewrite.WithPasses{Base: base, Passes: passes, Eval: executor.Evaluate, Check: passCheck(seed)}, nil
+	return &rewrite.WithPasses{Base: base, Passes: passes, Eval: executor.Evaluate, Check: check}, nil
 }
 
 // passCheck is the check of every pass result: the same function as the
 // graph before, in float64 on two random input sets from seed.
-func passCheck(seed uint64) rewrite.Checker {
+func passCheck(seed uint64) rewrite.Checker { return newPassChecks().check(seed) }
+
+// passChecks hands out the pass checks of one run, one
+// ruleverify.Reference a seed, so that a graph that several checks
+// compare against (the start graph, for every pass offered on it and
+// again for the measured passes; a pass's result, for the pass applied
+// after it) runs in float64 once: on ViT-B/16, each run took seconds.
+// The checks run on all cores.
+type passChecks struct {
+	mu     sync.Mutex
+	bySeed map[uint64]*ruleverify.Reference
+}
+
+func newPassChecks() *passChecks {
+	return &passChecks{bySeed: map[uint64]*ruleverify.Reference{}}
+}
+
+// check returns the pass check of seed: passCheck's, on p's reference.
+func (p *passChecks) check(seed uint64) rewrite.Checker {
+	p.mu.Lock()
+	r, ok := p.bySeed[seed]
+	if !ok {
+		r = &ruleverify.Reference{Seeds: 2, FirstSeed: seed}
+		p.bySeed[seed] = r
+	}
+	p.mu.Unlock()
 	return func(before, after *graph.Graph, tol float64) error {
 		if tol == 0 {
 			tol = passTolerance
 		}
-		_, err := ruleverify.SameFunction(before, after, 2, seed, tol)
+		_, err := r.Same(before, after, tol)
 		return err
 	}
 }

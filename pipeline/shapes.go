@@ -166,7 +166,8 @@ func (it *Interface) inputShapes(b ShapeBinding) map[string][]int {
 
 // VerifyShapes checks the model that will be written against the original
 // at every binding of VerifyBindings, on the runtimes Verify uses (one
-// input set each), printing one line a binding to w. A binding the
+// input set each; for a large model, the Go executor only at bindings of
+// odd sizes, see runtimesAt), printing one line a binding to w. A binding the
 // original itself does not take (a position table shorter than the
 // sequence, say) is reported and skipped. It returns ErrNotEquivalent when
 // the written model fails to load, bind or match the original at a binding
@@ -195,7 +196,7 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 			fmt.Fprintf(w, "at %s: the optimised model does not take this shape: %v\n", b, err)
 			return ErrNotEquivalent
 		}
-		if err := verifyAt(w, b, orig, opt, tol, seed); err != nil {
+		if err := verifyAt(w, b, s.runtimesAt(b), orig, opt, tol, seed); err != nil {
 			return err
 		}
 	}
@@ -224,10 +225,10 @@ func writtenAt(data []byte, shapes map[string][]int) (*graph.Model, error) {
 	return opt, nil
 }
 
-// verifyAt is Verify at one binding, on one input set, with the binding
-// named in each line.
-func verifyAt(w io.Writer, b ShapeBinding, orig, out *graph.Model, tol float64, seed uint64) error {
-	results, err := verify.Runtimes(verifyRuntimes(), orig, out, verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol})
+// verifyAt is Verify at one binding on runtimes, on one input set, with
+// the binding named in each line.
+func verifyAt(w io.Writer, b ShapeBinding, runtimes []string, orig, out *graph.Model, tol float64, seed uint64) error {
+	results, err := verify.Runtimes(runtimes, orig, out, verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol})
 	for _, r := range results {
 		fmt.Fprintf(w, "at %s: %v\n", b, r)
 		if r.Skipped == nil && !r.Result.OK {

@@ -173,7 +173,7 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Mod
 			fmt.Fprintf(w, "sweep at %s: skipped, the original does not run at this shape (%v)\n", sh.b, err)
 			continue
 		}
-		c, err := measure.ComparePairs(as, bs, sh.in, sh.in, m.Measure)
+		c, err := measure.ComparePairs(as, bs, sh.in, sh.in, sweepOptions(m.Measure))
 		if err != nil {
 			return rows, false, fmt.Errorf("sweep at %s: %w", sh.b, err)
 		}
@@ -183,6 +183,17 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Mod
 		}
 	}
 	return rows, ok, nil
+}
+
+// sweepOptions returns the measurement options of a swept shape: o with
+// no least number of runs (the look the sequential test starts at is
+// then set by its blocks and o.MinTime), so that a slow shape, such as
+// ViT-B/16 at batch 8 (690 ms a run), is looked at after 8 short blocks
+// instead of o.Runs runs. Only a swept shape shown slower changes the
+// decision, and every look keeps the test's 99% level.
+func sweepOptions(o measure.MeasureOptions) measure.MeasureOptions {
+	o.Runs = 1
+	return o
 }
 
 // closeSessions closes every session of ss.

@@ -1,0 +1,48 @@
+package measure
+
+import (
+	"testing"
+	"time"
+)
+
+func TestBlockRunsFor(t *testing.T) {
+	ms := time.Millisecond
+	cases := []struct {
+		k    int
+		run  time.Duration
+		want int
+	}{
+		{8, 0, 8}, // not known
+		{8, 100 * time.Microsecond, 8},
+		{8, 31 * ms, 8},  // 248 ms a block
+		{8, 40 * ms, 6},  // 320 ms: 6 runs make 240 ms
+		{8, 85 * ms, 2},  // ViT-B/16 at batch 1
+		{8, 690 * ms, 2}, // at batch 8: one ABBA unit
+		{4, 50 * ms, 4},  // fits already
+		{1, 690 * ms, 1}, // never more runs than asked
+	}
+	for _, tc := range cases {
+		if got := blockRunsFor(tc.k, tc.run); got != tc.want {
+			t.Errorf("blockRunsFor(%d, %v) = %d, want %d", tc.k, tc.run, got, tc.want)
+		}
+	}
+}
+
+func TestEnoughBlocks(t *testing.T) {
+	cases := []struct {
+		blocks  int
+		elapsed time.Duration
+		want    bool
+	}{
+		{12, 0, true},
+		{11, time.Second, false},
+		{7, time.Minute, false},
+		{8, 5 * time.Second, false},
+		{8, 6 * time.Second, true},
+	}
+	for _, tc := range cases {
+		if got := enoughBlocks(tc.blocks, tc.elapsed); got != tc.want {
+			t.Errorf("enoughBlocks(%d, %v) = %v, want %v", tc.blocks, tc.elapsed, got, tc.want)
+		}
+	}
+}
