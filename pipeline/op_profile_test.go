@@ -81,6 +81,7 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		// fuse-attention writes the com.microsoft Attention itself: no
 		// Softmax is left.
 		{"encoder_classifier", map[string][]int{"ids": {1, 128}}, "Attention", "Softmax"},
+		{"vit_torchvision", map[string][]int{"image": {2, 3, 64, 64}}, "Attention", "Softmax"},
 		// Batch-first exports: canonicalisation and fuse-attention write
 		// the Attention with the separate q/k/v projections packed
 		// (vit_hf, bert_hf), the computed additive mask (bert_hf) or the
