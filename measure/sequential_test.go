@@ -262,6 +262,12 @@ func TestComparePairsCoversSessionModes(t *testing.T) {
 			}
 		}
 		t.Logf("%d pairs: %d of %d intervals without 1", c.pairs, misses, c.trials)
+		if raceEnabled {
+			// 2 and 10 trials cannot measure these shares: under the race
+			// detector the comparisons run for their data races only; the
+			// shares are checked by the plain run of the suite.
+			continue
+		}
 		if share := float64(misses) / float64(c.trials); share < c.least || share > c.most {
 			t.Errorf("%d pairs: %d of %d intervals left 1 out, want a share in [%.2f, %.2f]", c.pairs, misses, c.trials, c.least, c.most)
 		}
