@@ -34,39 +34,44 @@ func splitPassNames(names []string) (passes []rewrite.Pass, ruleNames []string) 
 // canonicalFirst runs each fusion pass (rewrite.Pass.Fuses) on the graph
 // canonicalised by the shipped canonicalisation rules, folded on the
 // executor (rewrite.CanonicalFirst); other passes are kept as they are.
-// Only the measured passes are wrapped: the passes offered to the search
-// and the agent stay those the built-in agent was trained with.
+// Only the measured passes are wrapped this way: the passes offered to the
+// search and the agent run only their SearchCanonical rules (withPasses).
 func canonicalFirst(passes []rewrite.Pass) ([]rewrite.Pass, error) {
+	return canonicalised(passes, func(set *rules.Set, p rewrite.Pass) []string {
+		if p.Fuses {
+			return set.CanonicalNames()
+		}
+		return nil
+	})
+}
+
+// canonicalised returns passes with each pass that names(p) gives rules
+// for preceded by those canonicalisation rules of the shipped set
+// (rewrite.CanonicalFirstWith, folded on the executor).
+func canonicalised(passes []rewrite.Pass, names func(*rules.Set, rewrite.Pass) []string) ([]rewrite.Pass, error) {
 	set, err := rules.Load()
 	if err != nil {
 		return nil, fmt.Errorf("canonicalisation rules: %w", err)
 	}
-	out := make([]rewrite.Pass, len(passes))
-	for i, p := range passes {
-		out[i] = p
-		if p.Fuses {
-			out[i] = rewrite.CanonicalFirst(p, set, executor.Evaluate)
+	out := slices.Clone(passes)
+	for i, p := range out {
+		if n := names(set, p); len(n) > 0 {
+			out[i] = rewrite.CanonicalFirstWith(p, set, n, executor.Evaluate)
 		}
 	}
 	return out, nil
 }
 
 // withPasses offers the passes' results (each verified in float64 on
-// random inputs when applied) before base's candidates. The
-// ort-fusion-forms pass runs rewrite.FusionFormsRules first.
+// random inputs when applied) before base's candidates, each pass after
+// its SearchCanonical rules.
 func withPasses(base rewrite.Rewriter, passes []rewrite.Pass, check rewrite.Checker) (rewrite.Rewriter, error) {
 	if len(passes) == 0 {
 		return base, nil
 	}
-	set, err := rules.Load()
+	passes, err := canonicalised(passes, func(_ *rules.Set, p rewrite.Pass) []string { return p.SearchCanonical })
 	if err != nil {
-		return nil, fmt.Errorf("canonicalisation rules: %w", err)
-	}
-	passes = slices.Clone(passes)
-	for i, p := range passes {
-		if p.Name == "ort-fusion-forms" {
-			passes[i] = rewrite.CanonicalFirstWith(p, set, rewrite.FusionFormsRules, executor.Evaluate)
-		}
+		return nil, err
 	}
 	return &rewrite.WithPasses{Base: base, Passes: passes, Eval: executor.Evaluate, Check: check}, nil
 }

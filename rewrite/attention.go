@@ -649,13 +649,7 @@ func (f *attnFuser) expandMask(m *attnMatch, base string, src *shapeSource) (*gr
 		if err != nil {
 			return nil, err
 		}
-		r := &graph.Node{Name: f.unique(base + "_bias"), Op: "Reshape", Inputs: []*graph.Value{m.mask, shp},
-			Outputs: []*graph.Value{{Name: f.unique(base + "_bias")}}}
-		if err := inferAs(r, want); err != nil {
-			return nil, err
-		}
-		src.add(r)
-		return r.Outputs[0], nil
+		return f.shaped(src, "Reshape", m.mask, shp, want, base+"_bias")
 	}
 	if ms[2] == m.rows {
 		return m.mask, nil
@@ -665,13 +659,20 @@ func (f *attnFuser) expandMask(m *attnMatch, base string, src *shapeSource) (*gr
 	if err != nil {
 		return nil, err
 	}
-	e := &graph.Node{Name: f.unique(base + "_bias"), Op: "Expand", Inputs: []*graph.Value{m.mask, shp},
-		Outputs: []*graph.Value{{Name: f.unique(base + "_bias")}}}
-	if err := inferAs(e, want); err != nil {
+	return f.shaped(src, "Expand", m.mask, shp, want, base+"_bias")
+}
+
+// shaped adds to src a node op (Reshape or Expand) of x to the shape
+// tensor shp, its output of shape want, named after name, and returns
+// that output.
+func (f *attnFuser) shaped(src *shapeSource, op string, x, shp *graph.Value, want graph.Shape, name string) (*graph.Value, error) {
+	n := &graph.Node{Name: f.unique(name), Op: op, Inputs: []*graph.Value{x, shp},
+		Outputs: []*graph.Value{{Name: f.unique(name)}}}
+	if err := inferAs(n, want); err != nil {
 		return nil, err
 	}
-	src.add(e)
-	return e.Outputs[0], nil
+	src.add(n)
+	return n.Outputs[0], nil
 }
 
 // unique returns base, or base with a numeric suffix, unused in the graph.

@@ -19,8 +19,8 @@ const FusionFormsTolerance = 1e-6
 // near-misses of ONNX Runtime's fusion patterns that FusionForms repaired
 // itself before they were rules (Erf(x*(1/√2)), x*x*x, ReduceMean(d*d), a
 // tanh GELU's 0.5 placed last). The ort-fusion-forms pass offered to the
-// search and the agent runs them first (CanonicalFirstWith), so that the
-// environment the built-in agent was trained in is unchanged; the
+// search and the agent runs them first (its Pass.SearchCanonical), so that
+// the environment the built-in agent was trained in is unchanged; the
 // measured passes run every canonicalisation rule.
 var FusionFormsRules = []string{"gelu-erf-mul-to-div", "cube-to-pow", "square-mean-to-pow", "gelu-tanh-half-first"}
 
