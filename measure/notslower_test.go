@@ -156,8 +156,8 @@ func TestSessionPairs(t *testing.T) {
 			be := &loggingBackend{timedBackend: timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(1, 2)),
 				times: map[string]time.Duration{"orig": tc.orig, "new": tc.orig}}}
 			as, bs, err := SessionPairs(be, ModelFile{Model: model("orig")}, ModelFile{Model: model("new")}, nil)
-			defer closeAll(as)
-			defer closeAll(bs)
+			defer CloseAll(as)
+			defer CloseAll(bs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -45,8 +45,8 @@ func (f ModelFile) Load(be Backend) (Session, error) {
 // session pairs SessionPairs loads.
 func CompareModelFiles(be Backend, a, b ModelFile, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	as, bs, err := SessionPairs(be, a, b, inA)
-	defer closeAll(as)
-	defer closeAll(bs)
+	defer CloseAll(as)
+	defer CloseAll(bs)
 	if err != nil {
 		return Comparison{}, err
 	}
@@ -124,7 +124,8 @@ func runsUnder(s Session, in map[string]*graph.Tensor, d time.Duration) (bool, e
 	return under == 5, nil
 }
 
-func closeAll(ss []Session) {
+// CloseAll closes every session of ss (those SessionPairs returns).
+func CloseAll(ss []Session) {
 	for _, s := range ss {
 		s.Close()
 	}

@@ -156,8 +156,8 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Mod
 		return nil, true, nil
 	}
 	as, bs, err := measure.SessionPairs(be, orig, measure.ModelFile{Model: chosen}, shapes[smallest].in)
-	defer closeSessions(as)
-	defer closeSessions(bs)
+	defer measure.CloseAll(as)
+	defer measure.CloseAll(bs)
 	switch {
 	case err != nil && len(as) == 0:
 		return nil, false, fmt.Errorf("shape sweep: %w", err)
@@ -194,13 +194,6 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Mod
 func sweepOptions(o measure.MeasureOptions) measure.MeasureOptions {
 	o.Runs = 1
 	return o
-}
-
-// closeSessions closes every session of ss.
-func closeSessions(ss []measure.Session) {
-	for _, s := range ss {
-		s.Close()
-	}
 }
 
 // writeSweepTable prints one line a shape: latency before and after (the
