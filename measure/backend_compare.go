@@ -32,6 +32,10 @@ type Comparison struct {
 	// looked at the data.
 	Verdict Verdict
 	Looks   int
+	// Futile reports a comparison stopped before its first look because
+	// B was clearly slower (MeasureOptions.Futility): its verdict is
+	// undecided, its interval that of a first look, for information.
+	Futile bool
 	// Inflation is the factor by which the interval's variance was
 	// raised for slow drifts of one model against the other (1: none
 	// found; see longRunInflation).
@@ -87,9 +91,13 @@ func (c Comparison) Summary() string {
 	if c.Blocks > 0 {
 		k = c.Pairs / c.Blocks
 	}
-	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %v after %d looks (%d blocks of %d runs); block minima %.3fx",
+	verdict := fmt.Sprintf("%v after %d looks", c.Verdict, c.Looks)
+	if c.Futile {
+		verdict = "not going to be faster: stopped before the first look"
+	}
+	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %s (%d blocks of %d runs); block minima %.3fx",
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
-		c.Verdict, c.Looks, c.Blocks, k, inverse(c.MinRatio))
+		verdict, c.Blocks, k, inverse(c.MinRatio))
 	s += c.notes()
 	return s
 }
@@ -140,8 +148,9 @@ const compareMaxBlocks = 1000
 // fewer for a slow model, see enoughBlocks) and MinTime are behind it,
 // and stops at the first look whose 99% interval lies below 1, above 1
 // or within ±opts.Precision of 1 (below 1 and, with opts.Resolution,
-// within ±Resolution of the ratio); the last look is at MaxRuns (default
-// 1000 blocks) or MaxTime, whatever its interval.
+// within ±Resolution of the ratio, or after ResolutionTime of timing);
+// the last look is at MaxRuns (default 1000 blocks) or MaxTime, whatever
+// its interval.
 func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
 }
@@ -216,6 +225,11 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			continue
 		}
 		blocks, elapsed := n/k, now().Sub(start)
+		if opts.Futility > 0 && blocks == futilityBlocks && sched.taken == 0 && medianRatio(ra.wall, rb.wall) > 1+opts.Futility {
+			c := summarizeComparison(&ra, &rb, k, len(as), perBlock, 0, opts.Precision, inflation)
+			c.Verdict, c.Futile = Undecided, true
+			return c, nil
+		}
 		enough := enoughBlocks(blocks, elapsed)
 		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime
 		final := elapsed >= opts.MaxTime || (enough && n >= opts.MaxRuns && elapsed >= opts.MinTime)
@@ -225,10 +239,23 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		c := summarizeComparison(&ra, &rb, k, len(as), perBlock, sched.taken, opts.Precision, inflation)
 		inflation = c.Inflation
-		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution)) {
+		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
 			return c, nil
 		}
 	}
+}
+
+// futilityBlocks is when a comparison with MeasureOptions.Futility set
+// checks whether B is clearly slower: a third of minCompareBlocks.
+const futilityBlocks = minCompareBlocks / 3
+
+// medianRatio returns median(b)/median(a) (1 when either is zero).
+func medianRatio(a, b []time.Duration) float64 {
+	ma, mb := Summarize(slices.Clone(a)).Median, Summarize(slices.Clone(b)).Median
+	if ma <= 0 || mb <= 0 {
+		return 1
+	}
+	return float64(mb) / float64(ma)
 }
 
 // resolved reports whether the interval lies within ±r of the ratio,

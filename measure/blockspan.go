@@ -3,18 +3,24 @@ package measure
 import "time"
 
 // A block of BlockRuns runs is a unit of the machine's moods for a model
-// of milliseconds; for a slow one it is a long stretch of time (8 runs of
-// ViT-B/16 at batch 8 took 5.5 s), and Compare's first look, 12 blocks
-// in, would come after two minutes (MaxTime ended it long before). A
-// comparison of a model whose runs take longer than blockSpan/BlockRuns
-// therefore uses shorter blocks, of about blockSpan of each model (at
-// least one ABBA unit), and looks first once minCompareBlocks of those
-// are timed, or minSlowBlocks when they took longer than
-// minCompareBlocks blocks of blockSpan would. Models of a few
-// milliseconds keep BlockRuns and minCompareBlocks.
+// of milliseconds (8 runs of the corpus encoder at 1x128 take 45 ms); for
+// a slow one it is a long stretch of time (8 runs of ViT-B/16 at batch 8
+// took 5.5 s), and Compare's first look, 12 blocks in, would come after
+// two minutes (MaxTime ended it long before). A comparison of a model
+// whose runs take longer than blockSpan/BlockRuns therefore uses shorter
+// blocks, of about blockSpan of each model (at least one ABBA unit), and
+// looks first once minCompareBlocks of those are timed, or minSlowBlocks
+// when they took slowFirstLook. Models of a few milliseconds keep
+// BlockRuns and minCompareBlocks.
+//
+// blockSpan was 250 ms: the encoder at batch 8 (40 ms a run) then timed
+// blocks of 6 runs, and the shape sweep's first look there came after
+// 6 s. At 100 ms a block of such a model is about as long as one of the
+// encoder at batch 1, and that look comes after 2 s.
 const (
-	blockSpan     = 250 * time.Millisecond
+	blockSpan     = 100 * time.Millisecond
 	minSlowBlocks = 8
+	slowFirstLook = 6 * time.Second
 )
 
 // blockRunsFor returns the runs of each model that make a block when one
@@ -32,8 +38,7 @@ func blockRunsFor(k int, run time.Duration) int {
 
 // enoughBlocks reports whether blocks complete blocks, timed in elapsed,
 // are enough for Compare's first look: minCompareBlocks, or minSlowBlocks
-// once they took as long as minCompareBlocks blocks of blockSpan of each
-// model.
+// once they took slowFirstLook.
 func enoughBlocks(blocks int, elapsed time.Duration) bool {
-	return blocks >= minCompareBlocks || blocks >= minSlowBlocks && elapsed >= 2*minCompareBlocks*blockSpan
+	return blocks >= minCompareBlocks || blocks >= minSlowBlocks && elapsed >= slowFirstLook
 }

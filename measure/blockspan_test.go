@@ -14,11 +14,12 @@ func TestBlockRunsFor(t *testing.T) {
 	}{
 		{8, 0, 8}, // not known
 		{8, 100 * time.Microsecond, 8},
-		{8, 31 * ms, 8},  // 248 ms a block
-		{8, 40 * ms, 6},  // 320 ms: 6 runs make 240 ms
+		{8, 12 * ms, 8},  // 96 ms a block
+		{8, 20 * ms, 4},  // 160 ms: 4 runs make 80 ms
+		{8, 40 * ms, 2},  // the encoder at batch 8: one ABBA unit
 		{8, 85 * ms, 2},  // ViT-B/16 at batch 1
 		{8, 690 * ms, 2}, // at batch 8: one ABBA unit
-		{4, 50 * ms, 4},  // fits already
+		{4, 25 * ms, 4},  // fits already
 		{1, 690 * ms, 1}, // never more runs than asked
 	}
 	for _, tc := range cases {

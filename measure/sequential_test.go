@@ -90,24 +90,34 @@ func TestSequentialVerdicts(t *testing.T) {
 		resolution float64
 		want       Verdict
 		maxLooks   int
+		futility   float64
+		futile     bool
 	}
 	for i, c := range []verdictCase{
-		{"identical", 1, 0, Equivalent, compareLooks},
-		{"10% faster", 0.9, 0, Faster, 1},
-		{"10% slower", 1.1, 0, Slower, 1},
-		{"3% faster", 0.97, 0, Faster, compareLooks},
-		{"10% faster, resolved to 1%", 0.9, 0.01, Faster, compareLooks},
+		{"identical", 1, 0, Equivalent, compareLooks, 0, false},
+		{"10% faster", 0.9, 0, Faster, 1, 0, false},
+		{"10% slower", 1.1, 0, Slower, 1, 0, false},
+		{"3% faster", 0.97, 0, Faster, compareLooks, 0, false},
+		{"10% faster, resolved to 1%", 0.9, 0.01, Faster, compareLooks, 0, false},
+		// Futility: B clearly slower stops before the first look,
+		// undecided; a little slower, or faster, goes on as before.
+		{"20% slower, futility 5%", 1.2, 0, Undecided, 0, 0.05, true},
+		{"3% slower, futility 5%", 1.03, 0, Slower, compareLooks, 0.05, false},
+		{"10% faster, futility 5%", 0.9, 0, Faster, 1, 0.05, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, b := hostPair(newHost(t, uint64(i), 0.03), time.Millisecond, c.factor)
 			opts := seqOpts
-			opts.Resolution = c.resolution
+			opts.Resolution, opts.Futility = c.resolution, c.futility
 			cmp, err := Compare(a, b, nil, nil, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cmp.Verdict != c.want || cmp.Looks > c.maxLooks {
-				t.Errorf("want %v within %d looks; got %v", c.want, c.maxLooks, cmp)
+			if cmp.Verdict != c.want || cmp.Looks > c.maxLooks || cmp.Futile != c.futile {
+				t.Errorf("want %v within %d looks, futile %v; got %v (futile %v)", c.want, c.maxLooks, c.futile, cmp, cmp.Futile)
+			}
+			if c.futile && cmp.Blocks != futilityBlocks {
+				t.Errorf("stopped for futility after %d blocks, want %d", cmp.Blocks, futilityBlocks)
 			}
 			if testing.Verbose() {
 				t.Log(cmp)
@@ -271,5 +281,22 @@ func TestComparePairsCoversSessionModes(t *testing.T) {
 		if share := float64(misses) / float64(c.trials); share < c.least || share > c.most {
 			t.Errorf("%d pairs: %d of %d intervals left 1 out, want a share in [%.2f, %.2f]", c.pairs, misses, c.trials, c.least, c.most)
 		}
+	}
+}
+
+// TestResolutionTime asks for a resolution the host's noise cannot reach:
+// the comparison stops at the first look after ResolutionTime, faster,
+// not at the cap.
+func TestResolutionTime(t *testing.T) {
+	a, b := hostPair(newHost(t, 11, 0.03), time.Millisecond, 0.9)
+	opts := seqOpts
+	opts.Resolution, opts.ResolutionTime = 0.0001, 400*time.Millisecond
+	cmp, err := Compare(a, b, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timed := time.Duration(2*cmp.Pairs) * time.Millisecond
+	if cmp.Verdict != Faster || cmp.Looks < 2 || cmp.Looks >= compareLooks || timed < opts.ResolutionTime {
+		t.Errorf("want faster after the first look past %v of timing, before the last look; got %v (about %v timed)", opts.ResolutionTime, cmp, timed)
 	}
 }

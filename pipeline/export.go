@@ -80,23 +80,65 @@ func (s *Start) verifyBeyondTuning(w io.Writer, out *graph.Model, tol float64, s
 	return s.VerifyInputs(w, out, tol)
 }
 
-// FinishOrFolded is Finish, except that a graph failing verification is
-// dropped, never written, and the folded start graph is finished in its
-// place (rejected reports that). Rewrites that reorder float32 arithmetic
-// can, compounded over a recurrent network's many steps, drift past the
-// tolerance; the user then gets a verified model and the reason.
+// FinishOrFolded is the tuning-shape part of Finish (finishAtTuning),
+// except that a graph failing verification is dropped, never written, and
+// the folded start graph is finished in its place (rejected reports
+// that). Rewrites that reorder float32 arithmetic can, compounded over a
+// recurrent network's many steps, drift past the tolerance; the user then
+// gets a verified model and the reason. The other shapes and the user's
+// inputs are checked for the model finally chosen (verifiedEverywhere).
 func (s *Start) FinishOrFolded(w io.Writer, best *graph.Graph, tol float64, seed uint64) (out *graph.Model, rejected bool, err error) {
-	out, err = s.Finish(w, best, tol, seed)
+	out, err = s.finishAtTuning(w, best, tol, seed)
 	if !errors.Is(err, ErrNotEquivalent) {
 		return out, false, err
 	}
 	fmt.Fprintln(w, "the optimised graph is not written: it does not compute the same function within the tolerance (above); going on with the folded model")
-	out, err = s.Finish(w, s.Model.Graph, tol, seed)
+	return s.foldedOrOriginal(w, tol, seed)
+}
+
+// foldedOrOriginal finishes the folded start graph (Finish: verified at
+// every shape), or returns the original when that does not verify.
+func (s *Start) foldedOrOriginal(w io.Writer, tol float64, seed uint64) (*graph.Model, bool, error) {
+	out, err := s.Finish(w, s.Model.Graph, tol, seed)
 	if errors.Is(err, ErrNotEquivalent) {
 		fmt.Fprintln(w, "the folded model does not verify either (above); going on with the original")
 		return s.Orig, true, nil
 	}
 	return out, true, err
+}
+
+// verifiedEverywhere checks the models chosen in turn, chain (the
+// search's result verified at the tuning shape first, then each measured
+// pass's result kept; see MeasuredPasses), beyond the tuning shape
+// (verifyBeyondTuning), the last chosen first, and returns the first that
+// verifies there, with the number of the last models dropped. The
+// search's result failing too, the folded model is finished in its place
+// (or the original, when that fails: rejected reports either). Each
+// model dropped was measurably faster than the one before it, which
+// therefore is the best of those left. The original and a model verified
+// at every shape already (the folded model of FinishOrFolded) are
+// returned as they are.
+func (s *Start) verifiedEverywhere(w io.Writer, chain []*graph.Model, everywhere *graph.Model, tol float64, seed uint64) (out *graph.Model, dropped int, rejected bool, err error) {
+	for i := len(chain) - 1; i >= 0; i-- {
+		m := chain[i]
+		if m == s.Orig || m == everywhere {
+			return m, len(chain) - 1 - i, false, nil
+		}
+		err := s.verifyBeyondTuning(w, m, tol, seed)
+		if err == nil {
+			return m, len(chain) - 1 - i, false, nil
+		}
+		if !errors.Is(err, ErrNotEquivalent) {
+			return nil, 0, false, err
+		}
+		if i > 0 {
+			fmt.Fprintln(w, "the model chosen does not verify at the other shapes (above); going on with the model chosen before it")
+		} else {
+			fmt.Fprintln(w, "the optimised graph is not written: it does not verify at the other shapes (above); going on with the folded model")
+		}
+	}
+	out, rejected, err = s.foldedOrOriginal(w, tol, seed)
+	return out, len(chain), rejected, err
 }
 
 // verifyRuntimes names the runtimes a written model is verified on: the

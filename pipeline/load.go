@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
@@ -133,6 +134,7 @@ type Start struct {
 	measuring bench
 	sessions  *measure.SessionPool // nil: each use loads its own (UseSessionPool)
 	swept     []SweepRow           // the last shape sweep's measurements
+	sweepTime time.Duration        // and the time it took
 	// passChecks are the float64 checks of whole-graph passes, shared
 	// by the engine's and the measured passes (nil: each check its own).
 	passChecks *passChecks

@@ -143,7 +143,11 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 	}
 	times.Verify = time.Since(tVerify)
 	tMeasure := time.Now()
-	out, err := s.chooseOutput(w, cfg, rep, best, verified)
+	var everywhere *graph.Model
+	if rejected {
+		everywhere = verified
+	}
+	out, err := s.chooseOutput(w, cfg, rep, &times, best, verified, everywhere)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +164,9 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 		}
 	}
 	if cfg.ProfileOps {
+		tProfile := time.Now()
 		rep.OpProfile = s.ProfileOps(w, cfg.Model, cfg.Output, out, cfg.Measurement, cfg.SearchOptions.Seed)
+		times.Profile = time.Since(tProfile)
 	}
 	times.Measure, times.Total = time.Since(tMeasure), time.Since(t0)
 	rep.Times = times
@@ -239,34 +245,80 @@ func (s *Start) rewrite(w io.Writer, cfg Config, t0 time.Time, rep *Report) (*gr
 	return sr.Best, nil
 }
 
-// chooseOutput picks the model to write from verified, the verified
-// result of best: under the latency objective the measured passes and
-// the never-slower decision choose it; under the others it is verified
-// itself, measured for the progress lines. It fills rep's decision,
-// measured passes, memory figures and rules.
-func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, best *graph.Graph, verified *graph.Model) (*graph.Model, error) {
+// chooseOutput picks the model to write from verified, the result of
+// best verified at the tuning shape (everywhere: verified at every shape
+// already, when it is the folded model FinishOrFolded fell back to): under
+// the latency objective the measured passes and the never-slower decision
+// choose it; under the others it is verified itself, measured for the
+// progress lines. The model chosen before the never-slower decision is
+// verified at the other shapes and on the user's inputs first (see
+// verifiedEverywhere). It fills rep's decision, measured passes, memory
+// figures and rules, and the parts of times it measures.
+func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, times *Times, best *graph.Graph, verified, everywhere *graph.Model) (*graph.Model, error) {
 	m := &rep.Method
 	if m.Objective != measure.ObjectiveLatency {
 		m.InitialBytes, m.BestBytes = reportObjective(w, cfg.Objective, s.Model.Graph, best, m.Initial, m.Best)
-		return verified, ReportMeasured(w, s.Orig, verified, cfg.Measurement, cfg.SearchOptions.Seed)
+		t0 := time.Now()
+		out, err := s.checkEverywhere(w, cfg, rep, []*graph.Model{verified}, everywhere)
+		times.Everywhere = time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		return out, ReportMeasured(w, s.Orig, out, cfg.Measurement, cfg.SearchOptions.Seed)
 	}
 	fmt.Fprintf(w, "%s latency: %v -> %v (%.3fx)\n", m.LatencyModel, m.Initial.Round(time.Microsecond), m.Best.Round(time.Microsecond),
 		float64(m.Initial)/float64(m.Best))
+	chain := []*graph.Model{verified}
+	t0 := time.Now()
 	if len(cfg.MeasuredPasses) > 0 {
-		var trials []PassTrial
-		var err error
-		if verified, trials, err = s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
+		_, trials, err := s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed)
+		if err != nil {
 			return nil, err
+		}
+		for _, t := range trials {
+			if t.model != nil {
+				chain = append(chain, t.model)
+			}
 		}
 		rep.MeasuredPasses = append(rep.MeasuredPasses, trials...)
 	}
+	times.Passes = time.Since(t0)
+	t0 = time.Now()
+	chosen, err := s.checkEverywhere(w, cfg, rep, chain, everywhere)
+	times.Everywhere = time.Since(t0)
+	if err != nil {
+		return nil, err
+	}
 	// Never slower: the measured decision picks what is written.
-	out, d, err := s.ChooseNotSlower(w, cfg.Model, verified, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed)
+	t0 = time.Now()
+	out, d, err := s.ChooseNotSlower(w, cfg.Model, chosen, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed)
+	times.Sweep = s.sweepTime
+	times.NotSlower = time.Since(t0) - times.Sweep
 	if err != nil {
 		return nil, err
 	}
 	rep.Decision = newDecisionReport(measure.DefaultBackendName(), d)
 	rep.Decision.Sweep = sweptTimings(s.swept)
+	return out, nil
+}
+
+// checkEverywhere is verifiedEverywhere on chain, the models chosen in
+// turn, reporting in rep the measured passes' results it dropped and, when
+// it dropped the search's result, that the search's result was rejected.
+func (s *Start) checkEverywhere(w io.Writer, cfg Config, rep *Report, chain []*graph.Model, everywhere *graph.Model) (*graph.Model, error) {
+	out, dropped, rejected, err := s.verifiedEverywhere(w, chain, everywhere, cfg.Tolerance, cfg.SearchOptions.Seed)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(rep.MeasuredPasses) - 1; i >= 0 && dropped > 0; i-- {
+		if t := &rep.MeasuredPasses[i]; t.Kept {
+			t.Kept, t.Outcome, t.model = false, "did not verify at the other shapes", nil
+			dropped--
+		}
+	}
+	if rejected {
+		rep.Verification.Rejected, rep.Method.Best = true, rep.Method.Initial
+	}
 	return out, nil
 }
 

@@ -166,8 +166,8 @@ func (it *Interface) inputShapes(b ShapeBinding) map[string][]int {
 
 // VerifyShapes checks the model that will be written against the original
 // at every binding of VerifyBindings, on the runtimes Verify uses (one
-// input set each; for a large model, the Go executor only at bindings of
-// odd sizes, see runtimesAt), printing one line a binding to w. A binding the
+// input set each; the Go executor not at even sizes larger than the
+// tuning shape, see runtimesAt), printing one line a binding to w. A binding the
 // original itself does not take (a position table shorter than the
 // sequence, say) is reported and skipped. It returns ErrNotEquivalent when
 // the written model fails to load, bind or match the original at a binding
@@ -196,7 +196,7 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 			fmt.Fprintf(w, "at %s: the optimised model does not take this shape: %v\n", b, err)
 			return ErrNotEquivalent
 		}
-		if err := verifyAt(w, b, s.runtimesAt(b), orig, opt, tol, seed); err != nil {
+		if err := verifyAt(w, b, s.runtimesAt(b, orig), orig, opt, tol, seed); err != nil {
 			return err
 		}
 	}

@@ -89,9 +89,17 @@ func TestDynamicStartKeepsTheInterface(t *testing.T) {
 	if err := s.VerifyShapes(&log, s.Model, 1e-4, 1); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	for _, want := range []string{"at batch=8 seq=128: verified on go", "at batch=1 seq=7: verified on go", "at batch=1 seq=256: not checked"} {
+	// Both runtimes at the odd sizes and the smaller shapes, ONNX Runtime
+	// alone at the larger even ones (runtimesAt).
+	for _, want := range []string{"at batch=8 seq=128: verified on ort", "at batch=3 seq=128: verified on go", "at batch=1 seq=7: verified on go",
+		"at batch=1 seq=64: verified on go", "at batch=1 seq=256: not checked"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	for _, not := range []string{"at batch=8 seq=128: verified on go", "at batch=2 seq=128: verified on go"} {
+		if strings.Contains(log.String(), not) {
+			t.Errorf("log has %q:\n%s", not, log.String())
 		}
 	}
 
@@ -107,9 +115,11 @@ func TestDynamicStartKeepsTheInterface(t *testing.T) {
 	}
 }
 
-// TestVerifyShapesRejectsAFrozenModel freezes a Reshape of the encoder to
-// the tuning shape, which holds at 1x128 only: VerifyShapes must reject it.
-func TestVerifyShapesRejectsAFrozenModel(t *testing.T) {
+// frozenEncoder returns the encoder prepared at 1x128 with its interface
+// kept, and a copy of its folded model with a Reshape frozen to the tuning
+// shape: it verifies at 1x128 and at no other shape.
+func frozenEncoder(t *testing.T) (*Start, *graph.Model) {
+	t.Helper()
 	s, err := PrepareDynamic("../testdata/corpus/encoder_classifier.onnx", map[string][]int{"ids": {1, 128}}, RuleChoice{})
 	if err != nil {
 		t.Fatal(err)
@@ -127,12 +137,59 @@ func TestVerifyShapesRejectsAFrozenModel(t *testing.T) {
 	if !changed {
 		t.Fatal("no Reshape with a run-time shape: the test checks nothing")
 	}
+	return s, frozen
+}
+
+// TestVerifyShapesRejectsAFrozenModel: VerifyShapes must reject the frozen
+// encoder.
+func TestVerifyShapesRejectsAFrozenModel(t *testing.T) {
+	s, frozen := frozenEncoder(t)
 	var log bytes.Buffer
 	if err := s.VerifyShapes(&log, frozen, 1e-4, 1); err != ErrNotEquivalent {
 		t.Fatalf("VerifyShapes = %v, want ErrNotEquivalent\n%s", err, log.String())
 	}
 	if !strings.Contains(log.String(), "does not take this shape") {
 		t.Errorf("log:\n%s", log.String())
+	}
+}
+
+// TestVerifiedEverywhereFallsBack gives verifiedEverywhere chains of
+// models chosen in turn whose last verifies at the tuning shape only (the
+// frozen encoder): it is dropped for the model chosen before it, or, when
+// it is the search's result, for the folded model (rejected); a chain
+// that verifies keeps its last model.
+func TestVerifiedEverywhereFallsBack(t *testing.T) {
+	s, frozen := frozenEncoder(t)
+	good := s.Model.Clone()
+	cases := []struct {
+		name         string
+		chain        []*graph.Model
+		want         *graph.Model // nil: the folded model, finished again
+		wantDropped  int
+		wantRejected bool
+	}{
+		{"last verifies", []*graph.Model{good, good}, good, 0, false},
+		{"last dropped", []*graph.Model{good, frozen}, good, 1, false},
+		{"search's result dropped", []*graph.Model{frozen}, nil, 1, true},
+		{"the original", []*graph.Model{s.Orig}, s.Orig, 0, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var log bytes.Buffer
+			out, dropped, rejected, err := s.verifiedEverywhere(&log, tc.chain, nil, 1e-4, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dropped != tc.wantDropped || rejected != tc.wantRejected {
+				t.Errorf("dropped %d, rejected %v; want %d, %v\n%s", dropped, rejected, tc.wantDropped, tc.wantRejected, log.String())
+			}
+			switch {
+			case tc.want != nil && out != tc.want:
+				t.Errorf("returned another model than the one expected\n%s", log.String())
+			case tc.want == nil && (out == frozen || out == s.Orig || out.Graph.CanonicalHash() != s.Model.Graph.CanonicalHash()):
+				t.Errorf("want the folded model finished again\n%s", log.String())
+			}
+		})
 	}
 }
 

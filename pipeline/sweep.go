@@ -228,11 +228,12 @@ func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.Mode
 		fmt.Fprintln(w, "shape sweep: skipped (the Go executor runs a model at its bound shape only)")
 		return "", nil
 	}
+	t0 := time.Now()
 	rows, ok, err := s.sweepNotSlower(w, be, orig, chosen, s.Sweep, m, seed)
 	if err != nil {
 		return "", err
 	}
-	s.swept = rows
+	s.swept, s.sweepTime = rows, time.Since(t0)
 	fmt.Fprintln(w, "latency at each swept shape (original -> model to write, interleaved):")
 	writeSweepTable(w, tuning, s.Sweep[0], rows)
 	if ok {

@@ -6,32 +6,27 @@ import (
 	"github.com/xrl-dev/xrl/graph"
 )
 
-// LargeModelFLOPs is the work, at the tuning shape, above which the Go
-// executor checks a written model only at the tuning shape and at the
-// other bindings whose sizes are all odd (batch 3 of VerifyBindings'
-// 2, 3 and 8), ONNX Runtime checking every binding. Both runtimes then
-// still see batch 1 and an odd size, and ONNX Runtime three sizes or
-// more; the Go executor's runs at batch 2 and 8 of ViT-B/16 (35 GFLOP an
-// image) took most of a verification's minute. Models under it (the
-// corpus transformers at 1x128, CNNs of PaddleOCR's size) are checked on
-// both runtimes at every binding.
-const LargeModelFLOPs = 10e9
-
-// runtimesAt returns the runtimes VerifyShapes checks binding b on: those
-// of verifyRuntimes, without the Go executor when the model is large
-// (LargeModelFLOPs), ONNX Runtime is among them and b has an even size.
-func (s *Start) runtimesAt(b ShapeBinding) []string {
+// runtimesAt returns the runtimes VerifyShapes checks binding b on, orig
+// being the original bound there: those of verifyRuntimes, without the Go
+// executor when ONNX Runtime is among them, the sizes b changes from the
+// tuning binding are not all odd, and the model does more work at b than
+// at the tuning shape. Both runtimes then see the tuning shape, every
+// smaller binding and the odd sizes (batch 3, sequence 7), and ONNX Runtime
+// every binding: the Go executor's runs at batch 8 took most of the
+// corpus encoder's verification (2.5 of 3 s) and of ViT-B/16's minute.
+func (s *Start) runtimesAt(b ShapeBinding, orig *graph.Model) []string {
 	rts := verifyRuntimes()
-	if !slices.Contains(rts, "ort") || allOdd(b) || graph.FLOPs(s.Model.Graph) < LargeModelFLOPs {
+	if !slices.Contains(rts, "ort") || s.changedOdd(b) || graph.FLOPs(orig.Graph) <= graph.FLOPs(s.Orig.Graph) {
 		return rts
 	}
 	return slices.DeleteFunc(rts, func(r string) bool { return r == "go" })
 }
 
-// allOdd reports whether every size b binds is odd.
-func allOdd(b ShapeBinding) bool {
-	for _, v := range b {
-		if v%2 == 0 {
+// changedOdd reports whether every size b gives a symbol other than its
+// tuning size is odd.
+func (s *Start) changedOdd(b ShapeBinding) bool {
+	for k, v := range b {
+		if v != s.Interface.Symbols[k] && v%2 == 0 {
 			return false
 		}
 	}

@@ -78,7 +78,9 @@ atomically: the optimised graph only when it is shown faster than the original i
 ONNX Runtime (a sequential test, interleaved, of the ratio of median latencies: the
 99% interval of after/before lies below 1), otherwise the folded model under the same
 rule, otherwise the original file copied byte for byte, as the report says; the speedup
-printed is that ratio of medians, with the medians it is made of. A
+printed is that ratio of medians, with the medians it is made of. Each comparison
+stops at the first clear interval; one still undecided after --max-time keeps the
+model it had (the original, at the never-slower decision). A
 found graph that fails verification (float32 rounding compounded past the tolerance)
 is never written: the report shows its error and the run goes on with the folded model.
 --inputs verifies on your own input sets too (ONNX test-data layout or .npz; see
