@@ -32,6 +32,9 @@ type Comparison struct {
 	// looked at the data.
 	Verdict Verdict
 	Looks   int
+	// Elapsed is the time spent timing, after warm-up and settling (what
+	// MeasureOptions.MaxTime bounds).
+	Elapsed time.Duration
 	// Futile reports a comparison stopped before its first look because
 	// B was clearly slower (MeasureOptions.Futility): its verdict is
 	// undecided, its interval that of a first look, for information.
@@ -225,9 +228,9 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			continue
 		}
 		blocks, elapsed := n/k, now().Sub(start)
-		if opts.Futility > 0 && blocks == futilityBlocks && sched.taken == 0 && medianRatio(ra.wall, rb.wall) > 1+opts.Futility {
+		if opts.Futility > 0 && len(as) == 1 && blocks == futilityBlocks && sched.taken == 0 && medianRatio(ra.wall, rb.wall) > 1+opts.Futility {
 			c := summarizeComparison(&ra, &rb, k, len(as), perBlock, 0, opts.Precision, inflation)
-			c.Verdict, c.Futile = Undecided, true
+			c.Verdict, c.Futile, c.Elapsed = Undecided, true, elapsed
 			return c, nil
 		}
 		enough := enoughBlocks(blocks, elapsed)
@@ -238,6 +241,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			continue
 		}
 		c := summarizeComparison(&ra, &rb, k, len(as), perBlock, sched.taken, opts.Precision, inflation)
+		c.Elapsed = elapsed
 		inflation = c.Inflation
 		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
 			return c, nil
@@ -246,7 +250,10 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 }
 
 // futilityBlocks is when a comparison with MeasureOptions.Futility set
-// checks whether B is clearly slower: a third of minCompareBlocks.
+// checks whether B is clearly slower: a third of minCompareBlocks. Only a
+// comparison of one session pair checks: over several, a block is one
+// pair's, and a few blocks see a few of the pairs, whose sessions can run
+// a sub-millisecond model at paces 2x apart (see SessionPairs).
 const futilityBlocks = minCompareBlocks / 3
 
 // medianRatio returns median(b)/median(a) (1 when either is zero).

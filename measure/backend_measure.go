@@ -51,7 +51,7 @@ type MeasureOptions struct {
 	ResolutionTime time.Duration
 	// Futility, when set, stops a comparison early, undecided, when B is
 	// clearly slower: its ratio of medians after a third of the first
-	// look's blocks exceeds 1+Futility. For callers that only act on B
+	// look's blocks exceeds 1+Futility (one session pair only). For callers that only act on B
 	// shown faster (a measured pass, never-slower): stopping without a
 	// verdict never makes a wrong one, so the test's 99% level holds. A
 	// measured pass 20% slower than the model chosen took a whole first

@@ -53,11 +53,16 @@ func (d Decision) Written() *Comparison {
 
 // FoldedMaxTime caps the timing of the folded model against the
 // original, which DecideNotSlower does when the optimised model is not
-// shown faster. Folding alone seldom gains; a folded model of the
-// PaddleOCR-sized MobileNetV3, within 1% of its original, ran to the
-// 1,000-block cap (20 s) without a verdict. One gaining 2% or more shows
-// it well within this time; an undecided one leaves the original written.
-const FoldedMaxTime = 5 * time.Second
+// shown faster, within what the optimised model's comparison left of
+// MaxTime: both share one budget. Folding alone seldom gains; a folded
+// model of the PaddleOCR-sized MobileNetV3, within 1% of its original,
+// ran to the 1,000-block cap (20 s) without a verdict. One gaining 2% or
+// more shows it well within this time; an undecided one leaves the
+// original written, as does a budget with less than minFoldedTime left.
+const (
+	FoldedMaxTime = 5 * time.Second
+	minFoldedTime = time.Second
+)
 
 // defaultedMaxTime returns opts.MaxTime or, unset, its default.
 func defaultedMaxTime(opts MeasureOptions) time.Duration {
@@ -71,7 +76,8 @@ func defaultedMaxTime(opts MeasureOptions) time.Duration {
 // the 99% confidence interval of its latency ratio after/before, a ratio
 // of medians, lies wholly below 1. Otherwise it tests the folded model
 // (nil: none) the same way and chooses it under the same rule, else the
-// original (the folded model timed for at most FoldedMaxTime). An
+// original (the folded model timed for at most FoldedMaxTime, within
+// what is left of opts.MaxTime). An
 // interval within the equivalence margin of 1 is not enough:
 // a model that is no faster than the original is not worth a different
 // file. sameAsFolded tells that optimised and folded are one graph (no
@@ -90,7 +96,12 @@ func DecideNotSlower(be Backend, orig ModelFile, folded, optimised *graph.Model,
 	}
 	if folded != nil && !sameAsFolded {
 		fopts := opts
-		fopts.MaxTime = min(defaultedMaxTime(opts), FoldedMaxTime)
+		fopts.MaxTime = min(defaultedMaxTime(opts)-c.Elapsed, FoldedMaxTime)
+		if fopts.MaxTime < minFoldedTime {
+			d.Choice = ChooseOriginal
+			d.Reason = "the optimised model is not shown faster (" + speedupText(c) + "); the time for the folded one is spent"
+			return d, nil
+		}
 		f, err := CompareModelFiles(be, orig, ModelFile{Model: folded}, in, in, fopts)
 		if err != nil {
 			return d, fmt.Errorf("timing the folded model: %w", err)

@@ -3,6 +3,7 @@ package measure
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -174,5 +175,26 @@ func TestSessionPairs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecideNotSlowerSharesItsBudget: equal models, a time cap that the
+// optimised model's comparison uses up; the folded model is then not
+// timed and the original is written.
+func TestDecideNotSlowerSharesItsBudget(t *testing.T) {
+	model := func(name string) *graph.Model { return &graph.Model{Graph: &graph.Graph{Name: name}} }
+	ms := time.Millisecond
+	be := &timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(9, 10)),
+		times: map[string]time.Duration{"orig": ms, "folded": ms, "optim": ms}}
+	d, err := DecideNotSlower(be, ModelFile{Model: model("orig")}, model("folded"), model("optim"), false, nil,
+		MeasureOptions{Warmup: 1, Runs: 40, MaxTime: 1500 * time.Millisecond, Precision: 0.0001})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Choice != ChooseOriginal || d.Folded != nil || !strings.Contains(d.Reason, "spent") {
+		t.Errorf("got %v (folded measured %v: %s), want the original, the folded model not timed", d.Choice, d.Folded != nil, d.Reason)
+	}
+	if d.Optimised.Elapsed < 500*time.Millisecond {
+		t.Errorf("the optimised model's comparison took %v of its 1.5 s", d.Optimised.Elapsed)
 	}
 }
