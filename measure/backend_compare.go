@@ -242,6 +242,9 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		c := summarizeComparison(&ra, &rb, k, len(as), perBlock, sched.taken, opts.Precision, inflation)
 		c.Elapsed = elapsed
+		if opts.StopNotSlower && c.Verdict == Undecided && c.RatioHi <= 1+opts.Precision {
+			c.Verdict = NotSlower
+		}
 		inflation = c.Inflation
 		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
 			return c, nil

@@ -49,6 +49,12 @@ type MeasureOptions struct {
 	// corpus BERT, shown 1.32x faster at the first look, ran 30 s more to
 	// narrow a drift-widened interval to ±2%.
 	ResolutionTime time.Duration
+	// StopNotSlower also stops a comparison at a look whose interval lies
+	// below 1+Precision, verdict NotSlower, for callers that act only on
+	// B shown slower (the shape sweep): a swept shape 2% faster, its
+	// interval across 1, otherwise ran to the time cap (10 s of the
+	// PaddleOCR-sized MobileNetV3 at batch 8).
+	StopNotSlower bool
 	// Futility, when set, stops a comparison early, undecided, when B is
 	// clearly slower: its ratio of medians after a third of the first
 	// look's blocks exceeds 1+Futility (one session pair only). For callers that only act on B

@@ -47,11 +47,16 @@ const (
 	Slower
 	// Equivalent: the interval lies within the margin of 1.
 	Equivalent
+	// NotSlower: the interval's upper end lies within the margin above
+	// 1 (its lower end anywhere below); only a comparison asked to stop
+	// there (MeasureOptions.StopNotSlower) says it.
+	NotSlower
 )
 
-// String returns "undecided", "faster", "slower" or "equivalent".
+// String returns "undecided", "faster", "slower", "equivalent" or "not
+// slower".
 func (v Verdict) String() string {
-	return [...]string{"undecided", "faster", "slower", "equivalent"}[v]
+	return [...]string{"undecided", "faster", "slower", "equivalent", "not slower"}[v]
 }
 
 // verdictOf reads an interval of latency(B)/latency(A): below 1 first (an

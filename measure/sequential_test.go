@@ -300,3 +300,23 @@ func TestResolutionTime(t *testing.T) {
 		t.Errorf("want faster after the first look past %v of timing, before the last look; got %v (about %v timed)", opts.ResolutionTime, cmp, timed)
 	}
 }
+
+// TestStopNotSlower: B 0.5% faster on a noisy host; the comparison asked
+// to stop once B is shown not slower does so at an earlier look than the
+// one waiting for an interval wholly below 1, and never says slower.
+func TestStopNotSlower(t *testing.T) {
+	run := func(stop bool) Comparison {
+		a, b := hostPair(newHost(t, 21, 0.03), time.Millisecond, 0.995)
+		opts := seqOpts
+		opts.StopNotSlower = stop
+		c, err := Compare(a, b, nil, nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	plain, stop := run(false), run(true)
+	if stop.Verdict != NotSlower || stop.Looks >= plain.Looks || stop.RatioHi > 1.01 {
+		t.Errorf("want not slower (interval below 1.01) before the plain test's %d looks (%v); got %v", plain.Looks, plain.Verdict, stop)
+	}
+}

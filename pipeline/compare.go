@@ -64,6 +64,8 @@ func (r *CompareReport) Write(w io.Writer) {
 		fmt.Fprintf(w, "verdict: B is slower (%.1f%% more latency)\n", 100*(c.Ratio-1))
 	case measure.Equivalent:
 		fmt.Fprintf(w, "verdict: no difference beyond ±%.1f%% (the 99%% interval lies within it)\n", 100*r.Precision)
+	case measure.NotSlower:
+		fmt.Fprintf(w, "verdict: B is not slower by more than %.1f%% (the 99%% interval lies below it)\n", 100*r.Precision)
 	default:
 		fmt.Fprintln(w, "verdict: undecided: the time ran out before the 99% interval left 1 or came within the margin")
 	}

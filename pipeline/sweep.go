@@ -189,10 +189,12 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Mod
 // no least number of runs (the look the sequential test starts at is
 // then set by its blocks and o.MinTime), so that a slow shape, such as
 // ViT-B/16 at batch 8 (690 ms a run), is looked at after 8 short blocks
-// instead of o.Runs runs. Only a swept shape shown slower changes the
-// decision, and every look keeps the test's 99% level.
+// instead of o.Runs runs, and that stops once the interval shows the
+// model not slower by more than o.Precision (StopNotSlower). Only a swept
+// shape shown slower changes the decision, and every look keeps the
+// test's 99% level.
 func sweepOptions(o measure.MeasureOptions) measure.MeasureOptions {
-	o.Runs = 1
+	o.Runs, o.StopNotSlower = 1, true
 	return o
 }
 
