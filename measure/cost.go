@@ -46,6 +46,13 @@ type CostModel struct {
 	mu    sync.Mutex
 	times map[string]time.Duration
 	dirty bool
+
+	// timing is held while an op is timed, so that each op
+	// configuration is timed once: callers score candidates on several
+	// goroutines, and two of them meeting the same new configuration
+	// both timed it, one after the other (measureMu keeps timings from
+	// overlapping).
+	timing sync.Mutex
 }
 
 // NewCostModel returns a cost model timing ops on opts.Base.
@@ -145,6 +152,15 @@ func (c *CostModel) OpTime(m *graph.Model, n *graph.Node) (time.Duration, error)
 	if err != nil {
 		return 0, err
 	}
+	c.timing.Lock()
+	defer c.timing.Unlock()
+	c.mu.Lock()
+	d, ok = c.times[key]
+	c.mu.Unlock()
+	if ok {
+		// Timed by another caller while this one waited.
+		return d, nil
+	}
 	meas := &Measured{Backend: c.base, Options: c.measure}
 	st, err := meas.Latency(single)
 	if err != nil && dataDependent(single) {
@@ -238,7 +254,9 @@ func (c *CostModel) Overhead() (time.Duration, error) {
 			return
 		}
 		meas := &Measured{Backend: c.base, Options: c.measure}
+		c.timing.Lock()
 		st, err := meas.Latency(&graph.Model{Graph: g})
+		c.timing.Unlock()
 		if err != nil {
 			c.overheadErr = fmt.Errorf("timing the backend's call overhead: %w", err)
 			return
