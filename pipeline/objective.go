@@ -46,7 +46,19 @@ type costLatency struct {
 	nodes *nodecost.Timer
 }
 
+// CostThreads is the intra-op threads the cost model times each op at.
+// On a 2-core machine whose two-thread latency changes mode for seconds
+// at a time (the same BERT session ran at 3.44 or 4.77 ms), ops timed at
+// two threads carried that mode into their costs: five rollouts of the
+// built-in agent on the HF-style BERT reached cost-model speedups of
+// 1.12-1.59x and written models of 1.08-1.30x. Timed at one thread (5.07-
+// 5.10 ms, 0.3% spread), the rollouts reached 1.41-1.45x and the written
+// models 1.29-1.30x. The cost model only ranks rewrites; what is written
+// is timed at the run's own threads.
+const CostThreads = 1
+
 func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
+	ms.Backend.Threads = CostThreads
 	cm, err := measure.NewCostModel(measure.CostOptions{Backend: ms.Backend})
 	if err != nil {
 		return nil, err

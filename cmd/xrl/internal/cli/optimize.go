@@ -55,7 +55,8 @@ func NewCmdOptimize(s IO, runF func(*optimizeOptions) error) *cobra.Command {
 		Use:   "optimize MODEL.onnx -o OUT.onnx",
 		Short: "Optimise a model with verified rewrites and write the faster model",
 		Long: `optimize rewrites a model's graph into a faster one, guided by the latency
-model chosen with --runtime ("cost": TASO-style sum of per-op times, fast;
+model chosen with --runtime ("cost": TASO-style sum of per-op times, each op timed
+alone at one thread, which ranks rewrites steadily; fast;
 "profile": ONNX Runtime's own per-node profile of the whole graph; "ort"/"go":
 end-to-end measurement, exact but slower).
 
