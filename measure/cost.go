@@ -254,9 +254,7 @@ func (c *CostModel) Overhead() (time.Duration, error) {
 			return
 		}
 		meas := &Measured{Backend: c.base, Options: c.measure}
-		c.timing.Lock()
 		st, err := meas.Latency(&graph.Model{Graph: g})
-		c.timing.Unlock()
 		if err != nil {
 			c.overheadErr = fmt.Errorf("timing the backend's call overhead: %w", err)
 			return

@@ -64,11 +64,6 @@ const (
 	minFoldedTime = time.Second
 )
 
-// defaultedMaxTime returns opts.MaxTime or, unset, its default.
-func defaultedMaxTime(opts MeasureOptions) time.Duration {
-	return opts.withDefaults().MaxTime
-}
-
 // DecideNotSlower implements "never slower": it times the optimised model
 // against the original (its file when be can load one, see ModelFile),
 // interleaved in be on the same inputs (Compare's sequential test), and
@@ -96,7 +91,7 @@ func DecideNotSlower(be Backend, orig ModelFile, folded, optimised *graph.Model,
 	}
 	if folded != nil && !sameAsFolded {
 		fopts := opts
-		fopts.MaxTime = min(defaultedMaxTime(opts)-c.Elapsed, FoldedMaxTime)
+		fopts.MaxTime = min(opts.withDefaults().MaxTime-c.Elapsed, FoldedMaxTime)
 		if fopts.MaxTime < minFoldedTime {
 			d.Choice = ChooseOriginal
 			d.Reason = "the optimised model is not shown faster (" + speedupText(c) + "); the time for the folded one is spent"

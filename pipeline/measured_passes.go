@@ -33,7 +33,8 @@ var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows
 // original model at the tuning shape and timed, interleaved on the
 // default backend, against the model chosen so far (out at first), and it
 // replaces that model only when it is measurably faster (the 99%
-// confidence interval of after/before below 1). The model returned is
+// confidence interval of after/before below 1). It returns the models
+// chosen in turn, out first and the model chosen last at the end, each
 // verified at the tuning shape only: the other shapes and the user's
 // inputs are checked once, for the model finally chosen (see
 // verifiedEverywhere; on the corpus encoder they took 1.4 s a model, on
@@ -41,8 +42,8 @@ var DefaultMeasuredPasses = []string{"ort-fusion-forms", "fuse-attention", "rows
 // tried on the other base is not tried again. A pass that fails or whose
 // result differs is reported and skipped. allowed, when not empty, limits
 // the passes to those it names (a --rules list). The trials made are
-// returned beside the chosen model.
-func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) (*graph.Model, []PassTrial, error) {
+// returned beside them.
+func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) ([]*graph.Model, []PassTrial, error) {
 	named, err := PassesNamed(names)
 	if err != nil {
 		return nil, nil, fmt.Errorf("measured passes: %w", err)
@@ -61,7 +62,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 	if s.Model.Graph.CanonicalHash() == out.Graph.CanonicalHash() {
 		bases = bases[:1]
 	}
-	chosen := out
+	chain := []*graph.Model{out}
 	var trials []PassTrial
 	tried := map[graph.Hash]bool{}
 	for _, base := range bases {
@@ -88,7 +89,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		if err != nil {
 			return nil, nil, err
 		}
-		c, err := s.compareOnBench(chosen, cand, passTrialMeasurement(m), seed)
+		c, err := s.compareOnBench(chain[len(chain)-1], cand, passTrialMeasurement(m), seed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("measured passes, %s: %w", what, err)
 		}
@@ -97,16 +98,16 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Ratio, c.RatioLo, c.RatioHi)
 		if c.RatioHi < 1 {
 			fmt.Fprintf(w, "measured passes: %s kept: measurably faster (%s)%s\n", what, line, base.note)
-			trial.Kept, trial.Outcome, trial.model = true, "measurably faster", cand
+			trial.Kept, trial.Outcome = true, "measurably faster"
 			trials = append(trials, trial)
-			chosen = cand
+			chain = append(chain, cand)
 			continue
 		}
 		fmt.Fprintf(w, "measured passes: %s left out: not measurably faster (%s)\n", what, line)
 		trial.Outcome = "not measurably faster"
 		trials = append(trials, trial)
 	}
-	return chosen, trials, nil
+	return chain, trials, nil
 }
 
 // PassTrialMargin is the equivalence margin of a measured pass's timing:

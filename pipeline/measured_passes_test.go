@@ -50,7 +50,7 @@ func TestMeasuredPasses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			var log bytes.Buffer
-			got, trials, err := s.MeasuredPasses(&log, s.Model, tc.passes, tc.allowed, m, 1e-4, 1)
+			chain, trials, err := s.MeasuredPasses(&log, s.Model, tc.passes, tc.allowed, m, 1e-4, 1)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -60,6 +60,10 @@ func TestMeasuredPasses(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v\n%s", err, log.String())
 			}
+			if len(chain) == 0 || chain[0] != s.Model {
+				t.Fatalf("the models chosen in turn do not start with the one given: %d of them", len(chain))
+			}
+			got := chain[len(chain)-1]
 			if tc.noChange {
 				if got != s.Model || log.Len() != 0 {
 					t.Fatalf("changed the model or printed %q with nothing to try", log.String())

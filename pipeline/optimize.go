@@ -271,14 +271,10 @@ func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, times *Times,
 	chain := []*graph.Model{verified}
 	t0 := time.Now()
 	if len(cfg.MeasuredPasses) > 0 {
-		_, trials, err := s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed)
-		if err != nil {
+		var trials []PassTrial
+		var err error
+		if chain, trials, err = s.MeasuredPasses(w, verified, cfg.MeasuredPasses, cfg.Rules, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed); err != nil {
 			return nil, err
-		}
-		for _, t := range trials {
-			if t.model != nil {
-				chain = append(chain, t.model)
-			}
 		}
 		rep.MeasuredPasses = append(rep.MeasuredPasses, trials...)
 	}
@@ -312,7 +308,7 @@ func (s *Start) checkEverywhere(w io.Writer, cfg Config, rep *Report, chain []*g
 	}
 	for i := len(rep.MeasuredPasses) - 1; i >= 0 && dropped > 0; i-- {
 		if t := &rep.MeasuredPasses[i]; t.Kept {
-			t.Kept, t.Outcome, t.model = false, "did not verify at the other shapes", nil
+			t.Kept, t.Outcome = false, "did not verify at the other shapes"
 			dropped--
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/measure"
 	"github.com/xrl-dev/xrl/search"
 )
@@ -139,9 +138,6 @@ type PassTrial struct {
 	// Timing compares the result with the model chosen so far (nil
 	// when the result did not verify).
 	Timing *Timing `json:"timing,omitempty"`
-	// model is the result kept (nil when not kept): the model chosen
-	// from then on, until it fails to verify at the other shapes.
-	model *graph.Model
 }
 
 // DecisionReport is the never-slower decision (measure.Decision).
