@@ -40,6 +40,10 @@ type FoldStats struct {
 	// TooLarge counts foldable nodes left in place by the size caps
 	// (including a candidate's lower cap, Options.FoldBytes).
 	TooLarge int
+	// ShapeArgs counts Reshape and Expand nodes whose shape, computed at
+	// run time, became a constant valid at every binding (see
+	// constShapeArgs).
+	ShapeArgs int
 	// Failed lists the foldable nodes whose evaluation failed (Fold leaves
 	// them in place; the engine rejects such candidates).
 	Failed []string
@@ -51,6 +55,7 @@ func (s *FoldStats) add(o FoldStats) {
 	s.DeadNodes += o.DeadNodes
 	s.DeadConsts += o.DeadConsts
 	s.TooLarge += o.TooLarge
+	s.ShapeArgs += o.ShapeArgs
 	s.Failed = append(s.Failed, o.Failed...)
 }
 
@@ -58,6 +63,9 @@ func (s *FoldStats) add(o FoldStats) {
 func (s FoldStats) String() string {
 	msg := fmt.Sprintf("%d nodes folded, %d dead nodes and %d unused initializers removed, %d too large to fold",
 		s.Folded, s.DeadNodes, s.DeadConsts, s.TooLarge)
+	if s.ShapeArgs > 0 {
+		msg += fmt.Sprintf(", %d computed shapes made constant", s.ShapeArgs)
+	}
 	if len(s.Failed) > 0 {
 		msg += fmt.Sprintf(", %d failed (%s)", len(s.Failed), strings.Join(s.Failed, "; "))
 	}
@@ -79,7 +87,10 @@ var errNoEvaluator = fmt.Errorf("rewrite: no Evaluator configured for constant f
 // are all constants (and Shape and Size of static shapes) becomes
 // constants computed by ev in the graph's own dtypes, so that
 // concatenated or padded weights become one initializer; nodes and
-// initializers no longer read are removed. Graph inputs and outputs stay
+// initializers no longer read are removed. On a graph bound with its
+// symbols kept, a Reshape or Expand whose shape is computed at run time
+// gets a constant shape valid at every binding where one exists
+// (FoldStats.ShapeArgs), and its shape computation goes. Graph inputs and outputs stay
 // (a node producing a graph output is not folded), random ops are never
 // folded, and the size caps (MaxFoldBytes, FoldGrowthBytes) leave huge
 // results to run time. g must have static inferred shapes; it is not
@@ -105,6 +116,7 @@ func Fold(g *graph.Graph, ev Evaluator) (*graph.Graph, FoldStats, error) {
 		return nil, st, err
 	}
 	var seeds []*graph.Value
+	seeds, st.ShapeArgs = d.constShapeArgs()
 	for _, n := range gx.nodes {
 		seeds = append(seeds, n.Outputs...)
 	}
