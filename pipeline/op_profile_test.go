@@ -100,6 +100,10 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		{"gpt_decoder", map[string][]int{"ids": {1, 64}}, "Attention", "Softmax"},
 		// timm's packing: [B, L, 3, N, h], Transpose[2,0,3,1,4], one slot each.
 		{"deit_timm", map[string][]int{"pixels": {1, 3, 64, 64}}, "Attention", "Softmax"},
+		// torchvision's Swin: windows of 16 positions, the relative
+		// position bias per head and the shifted windows' mask as
+		// attention_bias, the Gather of each of q, k and v.
+		{"swin_tiny", map[string][]int{"image": {1, 3, 32, 32}}, "Attention", "Softmax"},
 		// ort-fusion-forms writes the tanh GELU in the form ONNX
 		// Runtime's own fusion matches: FastGelu, no Tanh left.
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},

@@ -551,7 +551,9 @@ func (f *attnFuser) buildAttention(m *attnMatch, base string, src *shapeSource) 
 		ins = ins[:3]
 	case m.mask.IsConst():
 		t := m.mask.Const.Clone()
-		t.Shape = []int{1, 1, int(m.rows.Value), int(m.rows.Value)}
+		if ms := shape(m.mask); len(ms) != 4 || ms[0]*ms[1] == 1 {
+			t.Shape = []int{1, 1, int(m.rows.Value), int(m.rows.Value)}
+		}
 		mk := &graph.Value{Name: f.unique(base + "_bias"), Const: t}
 		mk.SetStatic(t.DType, t.Shape)
 		ins[5] = mk

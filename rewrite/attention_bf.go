@@ -34,8 +34,8 @@ func (f *attnFuser) headView4(v *graph.Value, perm []int64) (heads, []*graph.Nod
 
 // packedView matches timm's packing of q, k and v: P [B, L, 3D] reshaped
 // to [B, L, 3, N, h], brought to [3, B, N, L, h] by Transpose[2,0,3,1,4],
-// and each of the three read by Squeeze(Slice(., axis 0, [i, i+1])) as
-// [B, N, L, h]; for the keys' perm [0,2,3,1] that view is then
+// and each of the three read by Squeeze(Slice(., axis 0, [i, i+1])) or
+// Gather(., i, axis 0) as [B, N, L, h]; for the keys' perm [0,2,3,1] that view is then
 // transposed by Transpose[0,1,3,2]. It returns the layout (src P, the
 // slot i) and the view's own nodes.
 func (f *attnFuser) packedView(v *graph.Value, perm []int64) (heads, []*graph.Node, bool) {
@@ -49,20 +49,11 @@ func (f *attnFuser) packedView(v *graph.Value, perm []int64) (heads, []*graph.No
 	} else if !slices.Equal(perm, []int64{0, 2, 1, 3}) {
 		return heads{}, nil, false
 	}
-	sq, ok := f.from(v, "Squeeze")
+	pick, slot, ok := f.packedSlot(v)
 	if !ok {
 		return heads{}, nil, false
 	}
-	sl, ok := f.from(sq.Input(0), "Slice")
-	if !ok {
-		return heads{}, nil, false
-	}
-	ts, ls := dims(sl.Input(0)), dims(sl.Outputs[0])
-	starts, axes, ok := sliceBounds(sl, ts)
-	if !ok || len(ts) != 5 || len(axes) != 1 || axes[0] != 0 || !isFixed(ls[0], 1) || !dims(v).Equal(ls[1:]) {
-		return heads{}, nil, false
-	}
-	t := f.prod[sl.Input(0)]
+	t := f.prod[pick[len(pick)-1].Input(0)]
 	if t == nil || t.Op != "Transpose" || !defaultDomain(t) || !slices.Equal(attrInts(t, "perm"), []int64{2, 0, 3, 1, 4}) ||
 		len(f.dataReaders(t.Outputs[0])) != 3 || slices.Contains(f.isOut, t.Outputs[0]) {
 		return heads{}, nil, false
@@ -76,9 +67,39 @@ func (f *attnFuser) packedView(v *graph.Value, perm []int64) (heads, []*graph.No
 		rs[3].Value <= 0 || rs[4].Value <= 0 || !isFixed(ps[2], 3*rs[3].Value*rs[4].Value) {
 		return heads{}, nil, false
 	}
-	own = append(own, sq, sl)
-	return heads{src: r.Input(0), batch: ps[0], seq: ps[1], n: int(rs[3].Value), width: int(rs[3].Value * rs[4].Value), slot: starts[0],
+	own = append(own, pick...)
+	return heads{src: r.Input(0), batch: ps[0], seq: ps[1], n: int(rs[3].Value), width: int(rs[3].Value * rs[4].Value), slot: slot,
 		shared: []*graph.Node{t, r}}, own, true
+}
+
+// packedSlot matches v as entry i of axis 0 of a 5-D packing [3, B, N, L,
+// h]: Squeeze(Slice(., axis 0, [i, i+1])), as timm writes it, or
+// Gather(., i, axis 0), as torchvision's Swin does. It returns the nodes
+// (the one reading the packing last) and i.
+func (f *attnFuser) packedSlot(v *graph.Value) ([]*graph.Node, int, bool) {
+	if g, ok := f.from(v, "Gather"); ok {
+		idx, ok := constInts(g, 1)
+		ts := dims(g.Input(0))
+		if !ok || len(idx) != 1 || len(shape(g.Input(1))) != 0 || attrInt(g, "axis", 0) != 0 || len(ts) != 5 ||
+			idx[0] < 0 || idx[0] > 2 || !isFixed(ts[0], 3) || !dims(v).Equal(ts[1:]) {
+			return nil, 0, false
+		}
+		return []*graph.Node{g}, int(idx[0]), true
+	}
+	sq, ok := f.from(v, "Squeeze")
+	if !ok {
+		return nil, 0, false
+	}
+	sl, ok := f.from(sq.Input(0), "Slice")
+	if !ok {
+		return nil, 0, false
+	}
+	ts, ls := dims(sl.Input(0)), dims(sl.Outputs[0])
+	starts, axes, ok := sliceBounds(sl, ts)
+	if !ok || len(ts) != 5 || len(axes) != 1 || axes[0] != 0 || !isFixed(ls[0], 1) || !dims(v).Equal(ls[1:]) {
+		return nil, 0, false
+	}
+	return []*graph.Node{sq, sl}, starts[0], true
 }
 
 // packedHeads matches q, k and v as the slots 0, 1 and 2 of one packing
@@ -138,10 +159,14 @@ func (f *attnFuser) matchBatchFirst(sm *graph.Node, view headViewer) (*attnMatch
 
 // maskOf strips an additive mask from the scores s of a batch-first block
 // into m and returns the scores without it: a constant [.., L, L] with
-// leading ones, or a computed [B or 1, 1, L or 1, L] value; or a Where
+// leading ones or a constant bias per head (headBias), a shifted
+// window's mask with the bias before it (windowMask), or a computed [B or 1, 1, L or 1, L] value; or a Where
 // that fills the masked scores with a large negative constant (whereMask).
 func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.Value {
 	if rest, ok := f.whereMask(m, s); ok {
+		return rest
+	}
+	if rest, ok := f.windowMask(m, s, dt); ok {
 		return rest
 	}
 	add, ok := f.from(s, "Add")
@@ -155,7 +180,7 @@ func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.
 			continue
 		}
 		if mk.IsConst() {
-			if ms[len(ms)-2] != m.rows || dimProduct(ms) != dimMul(m.rows, m.rows) {
+			if ms[len(ms)-2] != m.rows || dimProduct(ms) != dimMul(m.rows, m.rows) && !f.headBias(m, ms) {
 				continue
 			}
 		} else if !f.biasShape(m, ms) {
@@ -166,6 +191,14 @@ func (f *attnFuser) maskOf(m *attnMatch, s *graph.Value, dt graph.DType) *graph.
 		return add.Input(i)
 	}
 	return s
+}
+
+// headBias reports whether a constant mask of shape ms is a bias per head
+// (and per batch) that Attention's attention_bias takes as it is: [1 or
+// B, 1 or N, L, L], as Swin's relative position bias [1, N, L, L].
+func (f *attnFuser) headBias(m *attnMatch, ms graph.Shape) bool {
+	return len(ms) == 4 && (isFixed(ms[0], 1) || ms[0] == m.batch && ms[0].Param == "") &&
+		(isFixed(ms[1], 1) || isFixed(ms[1], int64(m.heads))) && ms[2] == m.rows && ms[3] == m.rows
 }
 
 // biasShape reports whether a computed mask of shape ms broadcasts to

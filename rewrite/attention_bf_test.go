@@ -32,6 +32,11 @@ func TestFuseAttentionOnExports(t *testing.T) {
 		{"gpt_decoder", ids("ids", 1, 16), []map[string][]int{ids("ids", 1, 9)}, 2, 0},
 		{"vit_torchvision", image("image", 1, 64), []map[string][]int{image("image", 2, 64)}, 3, 0},
 		{"vit_tiny", image("image", 1, 32), nil, 2, 0},
+		// Swin's windows: the relative position bias per head is
+		// attention_bias, in the shifted block with the window mask; with
+		// a symbolic batch the shifted block's mask is not one constant.
+		{"swin_tiny", image("image", 1, 32), nil, 4, 0},
+		{"swin_tiny_dyn", image("image", 1, 32), []map[string][]int{image("image", 2, 32)}, 3, 1},
 	}
 	set, err := rules.Load()
 	if err != nil {

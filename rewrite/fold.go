@@ -44,6 +44,9 @@ type FoldStats struct {
 	// run time, became a constant valid at every binding (see
 	// constShapeArgs).
 	ShapeArgs int
+	// NoOps counts nodes removed because they return their input
+	// unchanged at every binding (see dropNoOps).
+	NoOps int
 	// Failed lists the foldable nodes whose evaluation failed (Fold leaves
 	// them in place; the engine rejects such candidates).
 	Failed []string
@@ -56,6 +59,7 @@ func (s *FoldStats) add(o FoldStats) {
 	s.DeadConsts += o.DeadConsts
 	s.TooLarge += o.TooLarge
 	s.ShapeArgs += o.ShapeArgs
+	s.NoOps += o.NoOps
 	s.Failed = append(s.Failed, o.Failed...)
 }
 
@@ -65,6 +69,9 @@ func (s FoldStats) String() string {
 		s.Folded, s.DeadNodes, s.DeadConsts, s.TooLarge)
 	if s.ShapeArgs > 0 {
 		msg += fmt.Sprintf(", %d computed shapes made constant", s.ShapeArgs)
+	}
+	if s.NoOps > 0 {
+		msg += fmt.Sprintf(", %d no-op nodes removed", s.NoOps)
 	}
 	if len(s.Failed) > 0 {
 		msg += fmt.Sprintf(", %d failed (%s)", len(s.Failed), strings.Join(s.Failed, "; "))
@@ -90,7 +97,9 @@ var errNoEvaluator = fmt.Errorf("rewrite: no Evaluator configured for constant f
 // initializers no longer read are removed. On a graph bound with its
 // symbols kept, a Reshape or Expand whose shape is computed at run time
 // gets a constant shape valid at every binding where one exists
-// (FoldStats.ShapeArgs), and its shape computation goes. Graph inputs and outputs stay
+// (FoldStats.ShapeArgs), and its shape computation goes; nodes that
+// return their input unchanged (a Pad of zeros, a Slice keeping every
+// element, Identity, Dropout in inference) are removed. Graph inputs and outputs stay
 // (a node producing a graph output is not folded), random ops are never
 // folded, and the size caps (MaxFoldBytes, FoldGrowthBytes) leave huge
 // results to run time. g must have static inferred shapes; it is not
@@ -117,6 +126,9 @@ func Fold(g *graph.Graph, ev Evaluator) (*graph.Graph, FoldStats, error) {
 	}
 	var seeds []*graph.Value
 	seeds, st.ShapeArgs = d.constShapeArgs()
+	noops, dropped := d.dropNoOps()
+	seeds = append(seeds, noops...)
+	st.NoOps = dropped
 	for _, n := range gx.nodes {
 		seeds = append(seeds, n.Outputs...)
 	}
