@@ -28,7 +28,7 @@ func TestFoldDropsNoOps(t *testing.T) {
 		{"zero pads", "Pad", []*graph.Tensor{i64(0, 0, 0, 0)}, nil, true},
 		{"zero pads, reflect", "Pad", []*graph.Tensor{i64(0, 0, 0, 0)}, graph.Attrs{"mode": graph.StringAttr("reflect")}, true},
 		{"pads", "Pad", []*graph.Tensor{i64(0, 1, 0, 0)}, nil, false},
-		{"whole slice", "Slice", []*graph.Tensor{i64(0, 0), i64(3, 1 << 40)}, nil, true},
+		{"whole slice", "Slice", []*graph.Tensor{i64(0, 0), i64(3, 1<<40)}, nil, true},
 		{"whole slice, negative start", "Slice", []*graph.Tensor{i64(-3), i64(3), i64(0)}, nil, true},
 		{"slice of a part", "Slice", []*graph.Tensor{i64(1), i64(3), i64(1)}, nil, false},
 		{"reversing slice", "Slice", []*graph.Tensor{i64(-1), i64(-1 << 40), i64(1), i64(-1)}, nil, false},
