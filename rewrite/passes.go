@@ -32,6 +32,12 @@ type Pass struct {
 	// itself. The measured passes run every canonicalisation rule before
 	// a Fuses pass.
 	SearchCanonical []string
+	// Layout marks a pass that changes how values are laid out rather
+	// than what is computed (rows-2d): as a measured pass it is tried
+	// on its own, on the model the other measured passes chose, since
+	// whether ONNX Runtime runs the other layout faster depends on the
+	// fusions it then forms.
+	Layout bool
 }
 
 // Passes are the shipped whole-graph passes, in the order they are offered.
@@ -39,7 +45,7 @@ var Passes = []Pass{
 	{Name: "prune-dead-rows", Apply: PruneDead},
 	{Name: "fuse-attention", Apply: FuseAttention, Fuses: true, Canonical: FuseAttentionRounded},
 	{Name: "fuse-attention-2d", Apply: FuseAttention2D, Fuses: true},
-	{Name: "rows-2d", Apply: Rows2D},
+	{Name: "rows-2d", Apply: Rows2D, Layout: true},
 	{Name: "ort-fusion-forms", Apply: FusionForms, Tolerance: FusionFormsTolerance, Fuses: true, SearchCanonical: FusionFormsRules},
 }
 
