@@ -101,7 +101,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		}
 		tried[h] = true
 		fmt.Fprintf(w, "measured passes: verifying %s and timing it against the model chosen so far\n", what)
-		cand, err := s.finishAtTuning(w, g, tol, seed)
+		cand, err := s.finishAtTuningOn(w, g, tol, seed, trialRuntimes())
 		if errors.Is(err, ErrNotEquivalent) {
 			fmt.Fprintf(w, "measured passes: %s left out: it did not verify\n", what)
 			trials = append(trials, PassTrial{Base: base.label, Passes: applied, Outcome: "did not verify"})

@@ -45,7 +45,7 @@ func TestMeasuredPasses(t *testing.T) {
 		{name: "none", passes: nil, noChange: true},
 		{name: "not allowed by --rules", passes: DefaultMeasuredPasses, allowed: []string{"transpose-unit-to-reshape"}, noChange: true},
 		{name: "default", passes: DefaultMeasuredPasses,
-			wantLog: []string{"measured passes: verifying the search's result with ort-fusion-forms, fuse-attention and timing", "verified on go", "after/before",
+			wantLog: []string{"measured passes: verifying the search's result with ort-fusion-forms, fuse-attention and timing", "verified on " + trialRuntimes()[0], "after/before",
 				"measured passes: verifying the model chosen so far with rows-2d and timing"}},
 	}
 	for _, tc := range cases {

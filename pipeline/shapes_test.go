@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -182,6 +183,12 @@ func TestVerifiedEverywhereFallsBack(t *testing.T) {
 			}
 			if dropped != tc.wantDropped || rejected != tc.wantRejected {
 				t.Errorf("dropped %d, rejected %v; want %d, %v\n%s", dropped, rejected, tc.wantDropped, tc.wantRejected, log.String())
+			}
+			// A measured pass's result (after the first) was verified at
+			// the tuning shape on trialRuntimes only: the rest check it.
+			if len(runtimesLeft(trialRuntimes())) > 0 && tc.want == good && len(tc.chain) > 1 && tc.wantDropped == 0 &&
+				!regexp.MustCompile(`(?m)^verified on go`).MatchString(log.String()) {
+				t.Errorf("the measured pass's result was not verified on the Go executor at the tuning shape\n%s", log.String())
 			}
 			switch {
 			case tc.want != nil && out != tc.want:
