@@ -228,7 +228,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			continue
 		}
 		blocks, elapsed := n/k, now().Sub(start)
-		if opts.Futility > 0 && len(as) == 1 && blocks == futilityBlocks && sched.taken == 0 && medianRatio(ra.wall, rb.wall) > 1+opts.Futility {
+		if opts.Futility > 0 && len(as) == 1 && blocks%futilityBlocks == 0 && sched.taken == 0 && medianRatio(ra.wall, rb.wall) > 1+opts.Futility {
 			c := summarizeComparison(&ra, &rb, k, len(as), perBlock, 0, opts.Precision, inflation)
 			c.Verdict, c.Futile, c.Elapsed = Undecided, true, elapsed
 			return c, nil
@@ -253,7 +253,8 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 }
 
 // futilityBlocks is when a comparison with MeasureOptions.Futility set
-// checks whether B is clearly slower: a third of minCompareBlocks. Only a
+// checks whether B is clearly slower: every third of minCompareBlocks
+// before the first look. Only a
 // comparison of one session pair checks: over several, a block is one
 // pair's, and a few blocks see a few of the pairs, whose sessions can run
 // a sub-millisecond model at paces 2x apart (see SessionPairs).

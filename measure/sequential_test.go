@@ -55,12 +55,21 @@ func (h *host) run(s *hostSession) {
 // hostSession runs for d on its host; other is the session it is
 // compared with.
 type hostSession struct {
-	h     *host
-	d     time.Duration
-	other *hostSession
+	h *host
+	d time.Duration
+	// later, when set, is the latency after switchAfter runs (a session
+	// that changes mode); runs counts the runs so far.
+	later       time.Duration
+	switchAfter int
+	runs        int
+	other       *hostSession
 }
 
 func (s *hostSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	s.runs++
+	if s.later > 0 && s.runs > s.switchAfter {
+		s.d = s.later
+	}
 	s.h.run(s)
 	return nil, nil
 }
@@ -82,6 +91,24 @@ func newHost(t *testing.T, seed uint64, spread float64) *host {
 // seqOpts are the options of the synthetic comparisons: no settling (the
 // fake sessions need none) and no least time.
 var seqOpts = MeasureOptions{Warmup: 1, BlockRuns: 8, MaxTime: time.Hour}
+
+// TestFutilityAfterAModeChange: B runs as fast as A for its first four
+// blocks, then 20% slower (the machine's latency changing mode). The
+// look after a third of the first look's blocks sees it equal; the one
+// after two thirds stops it, undecided.
+func TestFutilityAfterAModeChange(t *testing.T) {
+	a, b := hostPair(newHost(t, 3, 0.03), time.Millisecond, 1)
+	b.later, b.switchAfter = 1200*time.Microsecond, 1+futilityBlocks*seqOpts.BlockRuns
+	opts := seqOpts
+	opts.Futility = 0.05
+	cmp, err := Compare(a, b, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cmp.Futile || cmp.Verdict != Undecided || cmp.Blocks != 2*futilityBlocks {
+		t.Errorf("want a futile stop after %d blocks; got %v (futile %v, %d blocks)", 2*futilityBlocks, cmp, cmp.Futile, cmp.Blocks)
+	}
+}
 
 func TestSequentialVerdicts(t *testing.T) {
 	type verdictCase struct {
