@@ -73,9 +73,6 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 	if s.Model.Graph.CanonicalHash() == out.Graph.CanonicalHash() {
 		bases = bases[:1]
 	}
-	if len(passes) == 0 {
-		bases = nil
-	}
 	if len(layouts) > 0 {
 		bases = append(bases, base{"the model chosen so far", nil, "", true})
 	}

@@ -61,34 +61,16 @@ func (d *draft) constShapeArgs() (seeds []*graph.Value, replaced int) {
 	return seeds, replaced
 }
 
-// reshapeSpec returns a constant shape input that reshapes a value of
-// shape in to want at every binding: fixed sizes, 0 where want copies
-// in's dimension at the same position, -1 for at most one other
-// dimension. It returns nil when there is none (or when either shape is
-// unknown or has no symbolic dimension, which folding handles).
+// reshapeSpec returns reshapeConstant's shape for a Reshape of a value of
+// shape in to want, or nil when there is none (or when either shape is
+// unknown, or both are fixed: folding handles those).
 func reshapeSpec(in, want graph.Shape) []int64 {
 	if in == nil || want == nil || want.Fixed() && in.Fixed() {
 		return nil
 	}
-	if !dimProduct(in).Sym().Equal(dimProduct(want).Sym()) {
+	spec, err := reshapeConstant(in, want)
+	if err != nil {
 		return nil
-	}
-	spec := make([]int64, len(want))
-	open := -1
-	for i, d := range want {
-		switch {
-		case d.Param == "" && d.Value > 0:
-			spec[i] = d.Value
-		case d.Param == "":
-			return nil // a 0 would mean "copy"
-		case i < len(in) && in[i] == d:
-			spec[i] = 0
-		case open >= 0:
-			return nil
-		default:
-			open = i
-			spec[i] = -1
-		}
 	}
 	return spec
 }

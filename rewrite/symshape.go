@@ -230,30 +230,43 @@ func (s *shapeSource) node(op, base string, attrs graph.Attrs, ins ...*graph.Val
 // dimension; or, when more than one is left, a tensor computed at run
 // time. base names what is created.
 func (s *shapeSource) reshapeTo(x *graph.Value, want graph.Shape, base string) (*graph.Value, error) {
-	if !dimProduct(x.Shape).Sym().Equal(dimProduct(want).Sym()) {
-		return nil, fmt.Errorf("cannot reshape %s to %s at every binding", x.Shape.SymString(), want.SymString())
+	spec, err := reshapeConstant(x.Shape, want)
+	if err != nil {
+		return nil, err
+	}
+	if spec != nil {
+		return s.constInt64(base, spec), nil
+	}
+	return s.vector(want, base)
+}
+
+// reshapeConstant returns the constant shape input of a Reshape of a value
+// of shape in to want that is valid at every binding: fixed sizes, 0 for
+// a dimension that copies in's at the same position and -1 for one other
+// symbolic dimension; nil when more than one is left. It fails when the
+// sizes differ at some binding or want has a dimension of 0.
+func reshapeConstant(in, want graph.Shape) ([]int64, error) {
+	if !dimProduct(in).Sym().Equal(dimProduct(want).Sym()) {
+		return nil, fmt.Errorf("cannot reshape %s to %s at every binding", in.SymString(), want.SymString())
 	}
 	spec := make([]int64, len(want))
-	var open []int
+	open := -1
 	for i, d := range want {
 		switch {
 		case d.Param == "" && d.Value > 0:
 			spec[i] = d.Value
 		case d.Param == "":
 			return nil, fmt.Errorf("cannot reshape to %s: a dimension of 0", want.SymString())
-		case i < len(x.Shape) && x.Shape[i] == d:
+		case i < len(in) && in[i] == d:
 			spec[i] = 0
+		case open >= 0:
+			return nil, nil
 		default:
-			open = append(open, i)
-		}
-	}
-	if len(open) <= 1 {
-		for _, i := range open {
+			open = i
 			spec[i] = -1
 		}
-		return s.constInt64(base, spec), nil
 	}
-	return s.vector(want, base)
+	return spec, nil
 }
 
 // vector returns a 1-D int64 tensor holding ds: a constant when they are
