@@ -87,6 +87,46 @@ func (t *Tensor) Digest() Hash {
 // identities and output index. The graph digest combines the inputs, the
 // ordered outputs and the multiset of node digests (so unused nodes count).
 func (g *Graph) CanonicalHash() Hash {
+	vh, nodeHashes := g.valueHashes()
+	sort.Slice(nodeHashes, func(i, j int) bool {
+		a, b := nodeHashes[i], nodeHashes[j]
+		for k := range a {
+			if a[k] != b[k] {
+				return a[k] < b[k]
+			}
+		}
+		return false
+	})
+	h := newHasher()
+	h.u64(uint64(len(g.Inputs)))
+	for _, in := range g.Inputs {
+		h.digest(vh[in])
+	}
+	h.u64(uint64(len(g.Outputs)))
+	for _, o := range g.Outputs {
+		h.digest(vh[o])
+	}
+	h.u64(uint64(len(nodeHashes)))
+	for _, d := range nodeHashes {
+		h.digest(d)
+	}
+	return h.sum()
+}
+
+// ValueHashes returns, for every value of g (inputs, constants and node
+// outputs), the digest of how it is computed, as CanonicalHash defines
+// it: two values of two graphs with equal digests are computed the same
+// way from the same inputs, so they hold the same data on the same
+// inputs. Rewrite checks use it to find the values a rewrite left as they
+// were.
+func (g *Graph) ValueHashes() map[*Value]Hash {
+	vh, _ := g.valueHashes()
+	return vh
+}
+
+// valueHashes returns ValueHashes and the digests of g's nodes in
+// topological order.
+func (g *Graph) valueHashes() (map[*Value]Hash, []Hash) {
 	vh := make(map[*Value]Hash)
 	for i, in := range g.Inputs {
 		h := newHasher()
@@ -147,27 +187,8 @@ func (g *Graph) CanonicalHash() Hash {
 			vh[o] = oh.sum()
 		}
 	}
-	sort.Slice(nodeHashes, func(i, j int) bool {
-		a, b := nodeHashes[i], nodeHashes[j]
-		for k := range a {
-			if a[k] != b[k] {
-				return a[k] < b[k]
-			}
-		}
-		return false
-	})
-	h := newHasher()
-	h.u64(uint64(len(g.Inputs)))
-	for _, in := range g.Inputs {
-		h.digest(vh[in])
-	}
-	h.u64(uint64(len(g.Outputs)))
 	for _, o := range g.Outputs {
-		h.digest(valueHash(o))
+		valueHash(o)
 	}
-	h.u64(uint64(len(nodeHashes)))
-	for _, d := range nodeHashes {
-		h.digest(d)
-	}
-	return h.sum()
+	return vh, nodeHashes
 }

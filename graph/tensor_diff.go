@@ -5,8 +5,10 @@ import (
 	"slices"
 )
 
-// MaxRelDiff returns max |a-b| / max |a| (0 when both are all zero; +Inf when
-// shapes differ or only one side is NaN).
+// MaxRelDiff returns max |a-b| / max |a| over the finite elements (0 when
+// both are all zero; +Inf when shapes differ, only one side is NaN, or only
+// one side is infinite or the two are infinities of opposite sign; equal
+// infinities agree).
 func MaxRelDiff(a, b *Tensor) (float64, error) {
 	if !slices.Equal(a.Shape, b.Shape) {
 		return math.Inf(1), nil
@@ -22,6 +24,17 @@ func MaxRelDiff(a, b *Tensor) (float64, error) {
 		}
 		if math.IsNaN(x[i]) {
 			continue
+		}
+		if x[i] == y[i] {
+			// Equal infinities (a masked score, say) agree and leave
+			// the scale finite.
+			if !math.IsInf(x[i], 0) {
+				scale = max(scale, math.Abs(x[i]))
+			}
+			continue
+		}
+		if math.IsInf(x[i], 0) || math.IsInf(y[i], 0) {
+			return math.Inf(1), nil
 		}
 		diff = max(diff, math.Abs(x[i]-y[i]))
 		scale = max(scale, math.Abs(x[i]), math.Abs(y[i]))

@@ -278,6 +278,9 @@ func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, times *Times,
 		}
 		rep.MeasuredPasses = append(rep.MeasuredPasses, trials...)
 	}
+	// No pass is checked after this: the values kept for the checks go
+	// (on ViT-B/16, a gigabyte).
+	s.passChecks.forget()
 	times.Passes = time.Since(t0)
 	t0 = time.Now()
 	chosen, err := s.checkEverywhere(w, cfg, rep, chain, everywhere)

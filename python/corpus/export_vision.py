@@ -21,10 +21,20 @@ import torch
 from common import export, seed_all
 
 
+def random_head(vit):
+    """Gives a torchvision ViT's classifier random weights: torchvision starts
+    it at zero, so every logit would be 0 whatever the image, and no check of
+    the outputs could tell a wrong rewrite of the layers before it from a
+    right one."""
+    torch.nn.init.normal_(vit.heads.head.weight, std=0.02)
+    torch.nn.init.normal_(vit.heads.head.bias, std=0.02)
+    return vit
+
+
 def vit_tiny():
     """A ViT with torchvision's own class at a small configuration."""
-    return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
-                             hidden_dim=64, mlp_dim=128, num_classes=10)
+    return random_head(VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2,
+                                         hidden_dim=64, mlp_dim=128, num_classes=10))
 
 
 def swin_tiny():
@@ -35,8 +45,8 @@ def swin_tiny():
 
 def vit_torchvision():
     """torchvision's ViT at a size where each of the 3 heads is 64 wide."""
-    return VisionTransformer(image_size=64, patch_size=8, num_layers=3, num_heads=3,
-                             hidden_dim=192, mlp_dim=768, num_classes=10)
+    return random_head(VisionTransformer(image_size=64, patch_size=8, num_layers=3, num_heads=3,
+                                         hidden_dim=192, mlp_dim=768, num_classes=10))
 
 
 # name -> (constructor, input height/width, opset, batch axis dynamic)

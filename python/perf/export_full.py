@@ -15,9 +15,10 @@ import torchvision.models as tvm
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "corpus"))
 from common import export, seed_all  # noqa: E402
+from export_vision import random_head  # noqa: E402
 
 MODELS = {
-    "vit_b_16": lambda: tvm.vit_b_16(weights=None),
+    "vit_b_16": lambda: random_head(tvm.vit_b_16(weights=None)),
     "mobilenet_v3_small_224": lambda: tvm.mobilenet_v3_small(weights=None),
 }
 

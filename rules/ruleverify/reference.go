@@ -25,9 +25,30 @@ type Reference struct {
 	FirstSeed uint64
 	// Threads is the executor's threads (0: all cores).
 	Threads int
+	// Regions checks a rewrite that changed a small part of a graph
+	// (RegionMaxShare) on that part alone: the nodes of a that b lacks
+	// against the nodes of b that a lacks, run in float64 on the values
+	// they read as a computes them (observed by running a at its own
+	// precision), compared where the rest of the graph reads them. The
+	// nodes both graphs keep (same operator, attributes and value names
+	// and types) compute the same values from equal inputs, so the graphs
+	// compute the same function when the changed parts do.
+	Regions bool
 
-	mu   sync.Mutex
-	outs map[string][]map[string]*graph.Tensor // by graph and inputs
+	mu            sync.Mutex
+	outs          map[string][]map[string]*graph.Tensor // by graph and inputs
+	observed      map[graph.Hash]observations           // by graph
+	observedBytes int64
+	verdicts      map[verdictKey]verdict
+	observeRuns   int // graphs run to observe their values
+}
+
+// Forget drops the outputs and observed values r keeps (it keeps its
+// verdicts): a run calls it when its last pass has been checked.
+func (r *Reference) Forget() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.outs, r.observed, r.observedBytes = nil, nil, 0
 }
 
 // referenceKeep bounds the graphs whose outputs a Reference keeps.
@@ -39,6 +60,14 @@ func (r *Reference) Same(a, b *graph.Graph, tol float64) (float64, error) {
 	if len(a.Inputs) != len(b.Inputs) || len(a.Outputs) != len(b.Outputs) {
 		return 0, fmt.Errorf("the graphs have different signatures")
 	}
+	if r.Regions {
+		return r.sameByRegion(a, b, tol)
+	}
+	return r.sameWhole(a, b, tol)
+}
+
+// sameWhole is Same on the whole graphs.
+func (r *Reference) sameWhole(a, b *graph.Graph, tol float64) (float64, error) {
 	// Inputs are drawn for a, as SameFunction draws them, and a graph's
 	// outputs are remembered with the digest of the inputs they came
 	// from.
