@@ -23,6 +23,13 @@ type OutputError struct {
 	// NonFinite reports an output that is NaN or infinite everywhere, in
 	// both models, on every input set: it compares nothing, and fails.
 	NonFinite bool
+	// Constant reports an output of the first model that held the same
+	// data on every input set (two or more): it does not depend on the
+	// inputs, so comparing it cannot tell a wrong rewrite of what comes
+	// before it from a right one (torchvision's ViT with its classifier
+	// head still at zero gives 0 whatever the image). It is a warning,
+	// not a failure.
+	Constant bool
 }
 
 // SetError is the disagreement found on one input set.
@@ -85,6 +92,11 @@ func (r Result) String() string {
 	if r.Worst != "" && r.MaxRatio > 0 {
 		s += " (worst: " + r.Worst + ")"
 	}
+	for _, o := range r.Outputs {
+		if o.Constant {
+			s += fmt.Sprintf("; warning: output %q is the same on all %d input sets, so comparing it does not see the computation before it", o.Name, len(r.Sets))
+		}
+	}
 	return s
 }
 
@@ -99,6 +111,9 @@ func (r Result) Details() string {
 		}
 		if o.NonFinite {
 			b.WriteString(", NaN or infinite everywhere in both models")
+		}
+		if o.Constant {
+			b.WriteString(", the same on every input set")
 		}
 		b.WriteString("\n")
 	}

@@ -98,10 +98,14 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	res.Branches = branches
 	res.Outputs = make([]OutputError, len(a.Graph.Outputs))
 	finite := make([]bool, len(a.Graph.Outputs))
+	seen := make([]outputsSeen, len(a.Graph.Outputs))
 	for _, set := range sets {
-		if err := res.compareSet(sa, sb, a.Graph, b.Graph, set, finite, opts); err != nil {
+		if err := res.compareSet(sa, sb, a.Graph, b.Graph, set, finite, seen, opts); err != nil {
 			return res, err
 		}
+	}
+	for i := range res.Outputs {
+		res.Outputs[i].Constant = len(sets) > 1 && !seen[i].varies
 	}
 	for i := range res.Outputs {
 		if !finite[i] && len(sets) > 0 {
@@ -116,10 +120,30 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	return res, nil
 }
 
+// outputsSeen records whether one output of the first model held
+// different data on two input sets.
+type outputsSeen struct {
+	first  graph.Hash
+	some   bool
+	varies bool
+}
+
+// see records output data t.
+func (o *outputsSeen) see(t *graph.Tensor) {
+	d := t.Digest()
+	switch {
+	case !o.some:
+		o.first, o.some = d, true
+	case d != o.first:
+		o.varies = true
+	}
+}
+
 // compareSet runs sessions sa (of graph a) and sb (of b) on one input
 // set and folds the comparison of their outputs into r; finite[i] records
-// that output i had a finite element or none at all.
-func (r *Result) compareSet(sa, sb measure.Session, a, b *graph.Graph, set inputs.Set, finite []bool, opts Options) error {
+// that output i had a finite element or none at all, seen[i] whether a's
+// output i varied between sets.
+func (r *Result) compareSet(sa, sb measure.Session, a, b *graph.Graph, set inputs.Set, finite []bool, seen []outputsSeen, opts Options) error {
 	inB := make(map[string]*graph.Tensor, len(set.Tensors))
 	for i, v := range a.Inputs {
 		if v.Const == nil {
@@ -137,6 +161,9 @@ func (r *Result) compareSet(sa, sb measure.Session, a, b *graph.Graph, set input
 	se := SetError{Name: set.Name}
 	for i, v := range a.Outputs {
 		x, y := oa[v.Name], ob[b.Outputs[i].Name]
+		if x != nil {
+			seen[i].see(x)
+		}
 		e, err := compareTensors(x, y, opts.Tolerance, opts.ATol)
 		if err != nil {
 			return fmt.Errorf("output %q, input set %s: %w", v.Name, set.Name, err)

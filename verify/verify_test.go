@@ -131,6 +131,40 @@ func TestVerifyFailsWhenNonFiniteEverywhere(t *testing.T) {
 	}
 }
 
+// TestVerifyWarnsOfConstantOutputs checks that an output that holds the
+// same data on every input set (the computation before it multiplied by
+// zero, as a classifier head left at zero does) is reported with a
+// warning, the comparison still passing, and that one that varies is not.
+func TestVerifyWarnsOfConstantOutputs(t *testing.T) {
+	tests := []struct {
+		name     string
+		scale    float32
+		constant bool
+	}{
+		{"head at zero", 0, true},
+		{"head at 0.5", 0.5, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := graph.NewBuilder("head")
+			h := b.Op("Tanh", []*graph.Value{b.Input("x", graph.Float32, 4, 8)}, nil)
+			b.Output(b.Op("Add", []*graph.Value{b.Op("Mul", []*graph.Value{h, b.Const("w", graph.FromFloat32([]float32{tc.scale}))}, nil), b.Const("bias", graph.FromFloat32([]float32{0.25}))}, nil))
+			m := graphtest.Model(t, b)
+			res, err := verify.Models(&goexec.Backend{}, m, m, verify.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.OK {
+				t.Fatalf("a model against itself: %v", res)
+			}
+			warned := strings.Contains(res.String(), "is the same on all")
+			if res.Outputs[0].Constant != tc.constant || warned != tc.constant {
+				t.Fatalf("Constant = %v, warned %v, want %v: %v", res.Outputs[0].Constant, warned, tc.constant, res)
+			}
+		})
+	}
+}
+
 // TestVerifyTakesIfsBothWays checks on the Silero-style vad_if (the whole
 // model inside an If on the sample rate) that verification takes the If
 // both ways, drawing extra sets when its seeds do not, and says so.
