@@ -104,6 +104,45 @@ func TestDecideNotSlower(t *testing.T) {
 	}
 }
 
+// TestDecideNotSlowerShortMargin checks that a sub-millisecond model,
+// compared over several session pairs, is written only when shown at
+// least ShortGainMargin faster: 2% faster leaves the original (the reason
+// says why), 20% faster is written; a model of 2 ms, one session pair,
+// is written 2% faster.
+func TestDecideNotSlowerShortMargin(t *testing.T) {
+	model := func(name string) *graph.Model { return &graph.Model{Graph: &graph.Graph{Name: name}} }
+	us := time.Microsecond
+	tests := []struct {
+		name        string
+		orig, optim time.Duration
+		want        Choice
+		short       bool
+	}{
+		{"sub-ms, 2% faster", 500 * us, 490 * us, ChooseOriginal, true},
+		{"sub-ms, 20% faster", 500 * us, 400 * us, ChooseOptimised, true},
+		{"2 ms, 2% faster", 2000 * us, 1960 * us, ChooseOptimised, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			be := &timedBackend{clock: useFakeClock(t), r: rand.New(rand.NewPCG(5, 6)),
+				times: map[string]time.Duration{"orig": tt.orig, "optim": tt.optim}}
+			d, err := DecideNotSlower(be, ModelFile{Model: model("orig")}, nil, model("optim"), false, nil, MeasureOptions{Warmup: 1, Runs: 400, MaxRuns: 400})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (d.Optimised.Sessions > 1) != tt.short {
+				t.Fatalf("compared over %d session pairs, want several: %v", d.Optimised.Sessions, tt.short)
+			}
+			if d.Choice != tt.want {
+				t.Fatalf("chose %v (%s), want %v", d.Choice, d.Reason, tt.want)
+			}
+			if tt.want == ChooseOriginal && (d.Optimised.Verdict != Faster || !strings.Contains(d.Reason, "sub-millisecond")) {
+				t.Fatalf("verdict %v, reason %q: want a faster model refused for the margin", d.Optimised.Verdict, d.Reason)
+			}
+		})
+	}
+}
+
 // refusingLoader is a backend that refuses every serialised file, as ONNX
 // Runtime refuses an old-opset file it has no kernel for.
 type refusingLoader struct {
