@@ -47,7 +47,9 @@ type MeasureOptions struct {
 	// B faster after this much timing, the comparison stops there, its
 	// interval as wide as it is (default DefaultResolutionTime). The
 	// corpus BERT, shown 1.32x faster at the first look, ran 30 s more to
-	// narrow a drift-widened interval to ±2%.
+	// narrow a drift-widened interval to ±2%; at 3 s the corpus encoder's
+	// never-slower comparison took 1.5 s when its first interval was
+	// narrow enough and 4.5-5 s when it was not (half the runs).
 	ResolutionTime time.Duration
 	// StopNotSlower also stops a comparison at a look whose interval lies
 	// below 1+Precision, verdict NotSlower, for callers that act only on
@@ -87,7 +89,7 @@ func DefaultMeasureOptions() MeasureOptions {
 const DefaultMinTime = 250 * time.Millisecond
 
 // DefaultResolutionTime is MeasureOptions.ResolutionTime's default.
-const DefaultResolutionTime = 3 * time.Second
+const DefaultResolutionTime = 1500 * time.Millisecond
 
 // withDefaults fills zero fields other than Warmup with defaults.
 func (o MeasureOptions) withDefaults() MeasureOptions {
