@@ -58,7 +58,8 @@ type MeasureOptions struct {
 	// PaddleOCR-sized MobileNetV3 at batch 8).
 	StopNotSlower bool
 	// Futility, when set, stops a comparison early, undecided, when B is
-	// clearly slower: its ratio of medians exceeds 1+Futility after a
+	// clearly slower: its ratio of medians, and the median over blocks of
+	// the ratio of their fastest runs, exceed 1+Futility after a
 	// third of the first look's blocks, or after two thirds (one session
 	// pair only; on the corpus encoder a folded model 18% slower read
 	// under 5% slower after a third, in the machine's fast mode, and ran

@@ -61,8 +61,12 @@ type hostSession struct {
 	// that changes mode); runs counts the runs so far.
 	later       time.Duration
 	switchAfter int
-	runs        int
-	other       *hostSession
+	// burst, when set, is the latency of three runs in four of the first
+	// burstRuns (a burst of load on this session's runs).
+	burst     time.Duration
+	burstRuns int
+	runs      int
+	other     *hostSession
 }
 
 func (s *hostSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
@@ -70,7 +74,12 @@ func (s *hostSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, e
 	if s.later > 0 && s.runs > s.switchAfter {
 		s.d = s.later
 	}
+	d := s.d
+	if s.runs <= s.burstRuns && s.runs%4 != 0 {
+		s.d = s.burst
+	}
 	s.h.run(s)
+	s.d = d
 	return nil, nil
 }
 
@@ -107,6 +116,24 @@ func TestFutilityAfterAModeChange(t *testing.T) {
 	}
 	if !cmp.Futile || cmp.Verdict != Undecided || cmp.Blocks != 2*futilityBlocks {
 		t.Errorf("want a futile stop after %d blocks; got %v (futile %v, %d blocks)", 2*futilityBlocks, cmp, cmp.Futile, cmp.Blocks)
+	}
+}
+
+// TestNoFutilityInABurst: B is 7% faster, but three of every four of its
+// runs in the first blocks are 25% slower than A (load that comes and
+// goes). Its medians read slower there, its block minima faster: the
+// comparison goes on and shows it faster.
+func TestNoFutilityInABurst(t *testing.T) {
+	a, b := hostPair(newHost(t, 5, 0.03), time.Millisecond, 0.93)
+	b.burst, b.burstRuns = 1250*time.Microsecond, 2*futilityBlocks*seqOpts.BlockRuns+8
+	opts := seqOpts
+	opts.Futility = 0.05
+	cmp, err := Compare(a, b, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Futile || cmp.Verdict != Faster {
+		t.Errorf("want B shown faster, no futile stop; got %v (futile %v, %d blocks)", cmp, cmp.Futile, cmp.Blocks)
 	}
 }
 

@@ -1,6 +1,7 @@
 package ruleverify
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -131,7 +132,7 @@ func splitChanged(a, b *graph.Graph) (*changed, bool) {
 	}
 	c := &changed{}
 	readSet := map[string]bool{}
-	side := func(g *graph.Graph, region []*graph.Node) (made map[string]*graph.Value, ins []*graph.Value, ok bool) {
+	side := func(region []*graph.Node) (made map[string]*graph.Value, ins []*graph.Value, ok bool) {
 		made = map[string]*graph.Value{}
 		for _, n := range region {
 			for _, o := range n.Outputs {
@@ -162,8 +163,8 @@ func splitChanged(a, b *graph.Graph) (*changed, bool) {
 		}
 		return made, ins, true
 	}
-	madeA, insA, okA := side(a, ra)
-	madeB, insB, okB := side(b, rb)
+	madeA, insA, okA := side(ra)
+	madeB, insB, okB := side(rb)
 	if !okA || !okB {
 		return nil, false
 	}
@@ -272,6 +273,10 @@ func observeGraph(a *graph.Graph, names []string) *graph.Graph {
 	return &graph.Graph{Name: "observed", Inputs: a.Inputs, Nodes: nodes, Outputs: outs}
 }
 
+// errObserve marks a failure to observe the values a change reads: the
+// check then runs on the whole graphs instead.
+var errObserve = errors.New("observing the values a change reads")
+
 // observations are the values of one graph a Reference observed, by name,
 // one tensor per input set.
 type observations map[string][]*graph.Tensor
@@ -349,12 +354,12 @@ func (r *Reference) observe(a *graph.Graph, names []string) ([]map[string]*graph
 		r.mu.Unlock()
 		ex, err := executor.NewExecutor(observeGraph(a, missing), executor.ExecOptions{Threads: r.Threads})
 		if err != nil {
-			return nil, fmt.Errorf("observing the values a change reads: %w", err)
+			return nil, fmt.Errorf("%w: %w", errObserve, err)
 		}
 		for _, in := range sets {
 			o, err := ex.Run(in)
 			if err != nil {
-				return nil, fmt.Errorf("observing the values a change reads: %w", err)
+				return nil, fmt.Errorf("%w: %w", errObserve, err)
 			}
 			for _, name := range missing {
 				got[name] = append(got[name], o[name])
@@ -377,9 +382,13 @@ func (r *Reference) observe(a *graph.Graph, names []string) ([]map[string]*graph
 			r.observed[h][name] = ts
 		}
 		r.observedBytes += bytes
-		kept = r.observed[h]
 		r.mu.Unlock()
 	}
+	// Other checks may add to the kept values meanwhile: they are read
+	// under the lock.
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept = r.observed[h]
 	out := make([]map[string]*graph.Tensor, r.Seeds)
 	for s := range out {
 		out[s] = map[string]*graph.Tensor{}
@@ -393,7 +402,7 @@ func (r *Reference) observe(a *graph.Graph, names []string) ([]map[string]*graph
 				out[s][name] = kept[name][s]
 			}
 			if out[s][name] == nil {
-				return nil, fmt.Errorf("observing the values a change reads: no value %q", name)
+				return nil, fmt.Errorf("%w: no value %q (dropped by another check)", errObserve, name)
 			}
 		}
 	}
@@ -429,9 +438,11 @@ func (r *Reference) sameByRegion(a, b *graph.Graph, tol float64) (float64, error
 	if ok {
 		return v.rel, v.err
 	}
-	if c, ok := splitChanged(a, b); ok {
+	c, ok := splitChanged(a, b)
+	if ok {
 		v.rel, v.err = r.sameChanged(a, b, c, tol)
-	} else {
+	}
+	if !ok || errors.Is(v.err, errObserve) {
 		v.rel, v.err = r.sameWhole(a, b, tol)
 	}
 	r.mu.Lock()

@@ -1,6 +1,7 @@
 package ruleverify
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -163,5 +164,35 @@ func TestRegionChecksInherit(t *testing.T) {
 	}
 	if len(r.observed) != 3 || r.observeRuns != 1 {
 		t.Fatalf("%d graphs observed or inherited in %d runs, want 3 in 1 (g run; b1 and its right successor inherited)", len(r.observed), r.observeRuns)
+	}
+}
+
+// TestRegionChecksConcurrent checks changes to one graph from several
+// goroutines at once, as the rule engine checks its passes' results
+// (scripts/test runs it under the race detector): each verdict is the
+// one a check alone gives.
+func TestRegionChecksConcurrent(t *testing.T) {
+	g := layered(t)
+	r := &Reference{Seeds: 2, FirstSeed: 3, Regions: true}
+	ops := []string{"Relu", "Tanh", "Sigmoid", "Exp", "Neg"}
+	errs := make(chan error, 2*len(ops))
+	for i := 0; i < 2; i++ {
+		for _, op := range ops {
+			go func() {
+				b := rewritten(t, g, op, func(n *graph.Node) { n.Op = "Abs" })
+				_, err := r.Same(g, b, 1e-9)
+				if err == nil {
+					err = fmt.Errorf("%s as Abs passed the check", op)
+				} else {
+					err = nil
+				}
+				errs <- err
+			}()
+		}
+	}
+	for range 2 * len(ops) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
