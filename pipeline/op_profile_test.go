@@ -142,7 +142,10 @@ func writeWithPasses(t *testing.T, path string, shapes map[string][]int) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	passes, err := PassesNamed(DefaultMeasuredPasses)
+	// The fusion and layout passes: prune-dead-rows, first of the
+	// default measured passes, would leave the last attention of a model
+	// with a token-0 head (pruned to that one query row) unfused.
+	passes, err := PassesNamed(slices.DeleteFunc(slices.Clone(DefaultMeasuredPasses), func(n string) bool { return n == "prune-dead-rows" }))
 	if err != nil {
 		t.Fatal(err)
 	}
