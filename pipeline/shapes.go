@@ -176,9 +176,17 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 	if !s.Interface.Dynamic() {
 		return nil
 	}
-	data, err := onnx.Encode(s.Writable(out))
+	written := s.Writable(out)
+	data, err := onnx.Encode(written)
 	if err != nil {
 		return fmt.Errorf("encoding the optimised model: %w", err)
+	}
+	// ONNX Runtime runs both models as declared at every binding: one
+	// session of each serves them all.
+	var shared *declaredSessions
+	if be, err := measure.NewBackend("ort", measure.BackendOptions{}); err == nil {
+		shared = newDeclaredSessions(be)
+		defer shared.Close()
 	}
 	for _, b := range s.Interface.VerifyBindings() {
 		shapes := s.Interface.inputShapes(b)
@@ -196,7 +204,11 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 			fmt.Fprintf(w, "at %s: the optimised model does not take this shape: %v\n", b, err)
 			return ErrNotEquivalent
 		}
-		if err := verifyAt(w, b, s.runtimesAt(b, orig), orig, opt, tol, seed); err != nil {
+		if shared != nil {
+			shared.lend(orig, s.Declared)
+			shared.lend(opt, written)
+		}
+		if err := verifyAt(w, b, s.runtimesAt(b, orig), orig, opt, tol, seed, shared); err != nil {
 			return err
 		}
 	}
@@ -226,9 +238,19 @@ func writtenAt(data []byte, shapes map[string][]int) (*graph.Model, error) {
 }
 
 // verifyAt is Verify at one binding on runtimes, on one input set, with
-// the binding named in each line.
-func verifyAt(w io.Writer, b ShapeBinding, runtimes []string, orig, out *graph.Model, tol float64, seed uint64) error {
-	results, err := verify.Runtimes(runtimes, orig, out, verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol})
+// the binding named in each line; shared (nil: none) lends ONNX Runtime
+// its sessions of the declared models.
+func verifyAt(w io.Writer, b ShapeBinding, runtimes []string, orig, out *graph.Model, tol float64, seed uint64, shared *declaredSessions) error {
+	opts := verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol}
+	if shared != nil {
+		opts.Backend = func(name string) (measure.Backend, error) {
+			if name == shared.Name() {
+				return shared, nil
+			}
+			return measure.NewBackend(name, measure.BackendOptions{})
+		}
+	}
+	results, err := verify.Runtimes(runtimes, orig, out, opts)
 	if err != nil {
 		// Whether the original runs here is asked only now: on ViT-B/16
 		// a session of it costs 1.5 s a binding.
