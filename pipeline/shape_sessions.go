@@ -68,7 +68,8 @@ func (d *declaredSessions) Load(m *graph.Model) (measure.Session, error) {
 	return lentSession{s}, nil
 }
 
-// Close closes the sessions loaded.
+// Close closes the sessions loaded (a pooled backend's go back to its
+// pool, for the next model verified).
 func (d *declaredSessions) Close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -181,10 +181,15 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 	if err != nil {
 		return fmt.Errorf("encoding the optimised model: %w", err)
 	}
-	// ONNX Runtime runs both models as declared at every binding: one
-	// session of each serves them all.
+	// The run's pooled backends when it keeps sessions. ONNX Runtime runs
+	// both models as declared at every binding: one session of each
+	// serves them all.
+	newBackend := s.sessionBackend()
+	if newBackend == nil {
+		newBackend = func(name string) (measure.Backend, error) { return measure.NewBackend(name, measure.BackendOptions{}) }
+	}
 	var shared *declaredSessions
-	if be, err := measure.NewBackend("ort", measure.BackendOptions{}); err == nil {
+	if be, err := newBackend("ort"); err == nil {
 		shared = newDeclaredSessions(be)
 		defer shared.Close()
 	}
@@ -208,7 +213,7 @@ func (s *Start) VerifyShapes(w io.Writer, out *graph.Model, tol float64, seed ui
 			shared.lend(orig, s.Declared)
 			shared.lend(opt, written)
 		}
-		if err := verifyAt(w, b, s.runtimesAt(b, orig), orig, opt, tol, seed, shared); err != nil {
+		if err := verifyAt(w, b, s.runtimesAt(b, orig), orig, opt, tol, seed, newBackend, shared); err != nil {
 			return err
 		}
 	}
@@ -238,16 +243,17 @@ func writtenAt(data []byte, shapes map[string][]int) (*graph.Model, error) {
 }
 
 // verifyAt is Verify at one binding on runtimes, on one input set, with
-// the binding named in each line; shared (nil: none) lends ONNX Runtime
-// its sessions of the declared models.
-func verifyAt(w io.Writer, b ShapeBinding, runtimes []string, orig, out *graph.Model, tol float64, seed uint64, shared *declaredSessions) error {
-	opts := verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol}
+// the binding named in each line, on the backends newBackend gives;
+// shared (nil: none) lends ONNX Runtime its sessions of the declared
+// models.
+func verifyAt(w io.Writer, b ShapeBinding, runtimes []string, orig, out *graph.Model, tol float64, seed uint64, newBackend func(string) (measure.Backend, error), shared *declaredSessions) error {
+	opts := verify.Options{Seeds: 1, FirstSeed: seed, Tolerance: tol, Backend: newBackend}
 	if shared != nil {
 		opts.Backend = func(name string) (measure.Backend, error) {
 			if name == shared.Name() {
 				return shared, nil
 			}
-			return measure.NewBackend(name, measure.BackendOptions{})
+			return newBackend(name)
 		}
 	}
 	results, err := verify.Runtimes(runtimes, orig, out, opts)

@@ -106,8 +106,6 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	}
 	for i := range res.Outputs {
 		res.Outputs[i].Constant = len(sets) > 1 && !seen[i].varies
-	}
-	for i := range res.Outputs {
 		if !finite[i] && len(sets) > 0 {
 			res.Outputs[i].NonFinite = true
 			res.OK = false
