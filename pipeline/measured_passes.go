@@ -83,7 +83,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 	chain := []*graph.Model{out}
 	var trials []PassTrial
 	tried := map[graph.Hash]bool{}
-	timed := 0 // trials timed so far
+	var latency time.Duration // the model chosen so far, as the last trial timed it
 	for _, base := range bases {
 		use := passes
 		if base.layout {
@@ -113,14 +113,12 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 			return nil, nil, err
 		}
 		pm := passTrialMeasurement(m)
-		if timed > 0 {
-			pm.Measure.MaxTime = min(pm.Measure.MaxTime, LaterTrialMaxTime)
-		}
-		timed++
+		pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(latency))
 		c, err := s.compareOnBench(chain[len(chain)-1], cand, pm, seed)
 		if err != nil {
 			return nil, nil, fmt.Errorf("measured passes, %s: %w", what, err)
 		}
+		latency = c.A.Median
 		timing := newTiming(c)
 		trial := PassTrial{Base: base.label, Passes: applied, Timing: &timing}
 		line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Ratio, c.RatioLo, c.RatioHi)
@@ -160,8 +158,25 @@ const PassTrialMaxTime = 5 * time.Second
 // 0.99-1.01, each running to its cap every time (5 s, then 2.5 s),
 // where a gain worth keeping shows in less: rows-2d's 5% on the GPT-2
 // style decoder, the folded BERT's 10% when the agent's rollout missed
-// the fusions.
+// the fusions. A model slow enough that laterTrialPairs pairs take longer
+// gets that long (at most PassTrialMaxTime): at 2 s, ViT-B/16's folded
+// base (90 ms a run, 3% faster) was left undecided.
 const LaterTrialMaxTime = 2 * time.Second
+
+// laterTrialPairs is the least number of pairs of runs LaterTrialMaxTime
+// leaves a trial.
+const laterTrialPairs = 40
+
+// trialMaxTime returns the cap of a measured pass's trial: PassTrialMaxTime
+// for the first (latency 0: nothing timed yet), else LaterTrialMaxTime or
+// the time of laterTrialPairs pairs of runs of latency, whichever is
+// longer, within PassTrialMaxTime.
+func trialMaxTime(latency time.Duration) time.Duration {
+	if latency <= 0 {
+		return PassTrialMaxTime
+	}
+	return min(PassTrialMaxTime, max(LaterTrialMaxTime, time.Duration(2*laterTrialPairs)*latency))
+}
 
 // Futility is the slowdown at which a measured pass's timing, or
 // never-slower's, stops before its first look (measure.MeasureOptions.Futility):

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
@@ -88,5 +89,24 @@ func TestMeasuredPasses(t *testing.T) {
 				t.Fatalf("returned model does not verify: %v", err)
 			}
 		})
+	}
+}
+
+// TestTrialMaxTime checks the trials' caps: the first trial's 5 s, a
+// later one's 2 s for a model of milliseconds, and 40 pairs of runs, up
+// to 5 s, for one of ViT-B/16's 90 ms.
+func TestTrialMaxTime(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		latency, want time.Duration
+	}{
+		{0, PassTrialMaxTime},
+		{6 * ms, LaterTrialMaxTime},
+		{40 * ms, 3200 * ms},
+		{90 * ms, PassTrialMaxTime},
+	} {
+		if got := trialMaxTime(tc.latency); got != tc.want {
+			t.Errorf("trialMaxTime(%v) = %v, want %v", tc.latency, got, tc.want)
+		}
 	}
 }
