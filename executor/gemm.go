@@ -5,7 +5,8 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// GEMM through gonum's BLAS. The product is cut into tiles of at most
+// GEMM on the packed assembly kernels where the CPU has them (see
+// gemm_packed.go), else through gonum's BLAS. In the gonum path the product is cut into tiles of at most
 // gemmTileM rows and gemmTileN columns (small enough that gonum computes
 // each serially) and tiles are spread over the executor's workers, so
 // parallelism follows ExecOptions.Threads rather than GOMAXPROCS. The
@@ -37,17 +38,22 @@ func gemm[T floatT](threads int, tA, tB bool, m, n, k int, alpha T, a []T, lda i
 		}
 		return
 	}
-	tilesM := (m + gemmTileM - 1) / gemmTileM
-	tileN := gemmTileN
+	packed := usePacked(m, n, k)
+	tileM, maxN := gemmTileM, gemmTileN
+	if packed {
+		tileM, maxN = packMC, packNC
+	}
+	tilesM := (m + tileM - 1) / tileM
+	tileN := maxN
 	// With few row tiles, narrower column tiles give every worker a share.
 	if tilesM < 2*threads && n > 64 {
 		want := (2*threads + tilesM - 1) / tilesM
-		tileN = max(64, min(gemmTileN, roundUp((n+want-1)/want, 16)))
+		tileN = max(64, min(maxN, roundUp((n+want-1)/want, 16)))
 	}
 	tilesN := (n + tileN - 1) / tileN
 	jobs := tilesM * tilesN
 	g := gemmJob[T]{tA: tA, tB: tB, m: m, n: n, k: k, alpha: alpha, beta: beta, a: a, b: b, c: c,
-		lda: lda, ldb: ldb, ldc: ldc, tileN: tileN, tilesN: tilesN}
+		lda: lda, ldb: ldb, ldc: ldc, tileM: tileM, tileN: tileN, tilesN: tilesN, packed: packed}
 	if chunks(threads, m*n, k) <= 1 || jobs == 1 {
 		g.run(0, jobs)
 		return
@@ -64,16 +70,23 @@ type gemmJob[T floatT] struct {
 	alpha, beta   T
 	a, b, c       []T
 	lda, ldb, ldc int
+	tileM         int
 	tileN, tilesN int
+	// packed: the tiles run on the packed kernels (gemm_packed.go).
+	packed bool
 }
 
 // run computes tiles [lo, hi): row tile job/tilesN, column tile
 // job%tilesN, blocking the shared dimension.
 func (g *gemmJob[T]) run(lo, hi int) {
+	if g.packed {
+		g.runPacked(lo, hi)
+		return
+	}
 	for job := lo; job < hi; job++ {
-		i0 := (job / g.tilesN) * gemmTileM
+		i0 := (job / g.tilesN) * g.tileM
 		j0 := (job % g.tilesN) * g.tileN
-		mm := min(gemmTileM, g.m-i0)
+		mm := min(g.tileM, g.m-i0)
 		nn := min(g.tileN, g.n-j0)
 		for l0 := 0; l0 < g.k; l0 += gemmTileK {
 			bt := g.beta

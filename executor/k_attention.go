@@ -55,24 +55,16 @@ func attentionRun[T floatT](rc *runCtx, k *attentionKernel, ins, outs []any) err
 	bias := optFloats[T](ins, 2)
 	rows, cols := d.Batch*d.Seq, 3*d.Hidden
 	qkv := make([]float64, rows*cols)
-	parallelFor(rc.threads, rows, cols*d.In, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			out := qkv[r*cols : (r+1)*cols]
-			for c := range out {
-				s := 0.0
-				if bias != nil {
-					s = float64(bias[c])
-				}
-				out[c] = s
-			}
-			for i, xv := range x[r*d.In : (r+1)*d.In] {
-				xf := float64(xv)
-				for c, wv := range w[i*cols : (i+1)*cols] {
-					out[c] += xf * float64(wv)
-				}
+	var beta float64
+	if bias != nil {
+		for r := range rows {
+			for c, b := range bias[:cols] {
+				qkv[r*cols+c] = float64(b)
 			}
 		}
-	})
+		beta = 1
+	}
+	gemm(rc.threads, false, false, rows, cols, d.In, 1, asFloat64s(x[:rows*d.In]), d.In, asFloat64s(w[:d.In*cols]), cols, beta, qkv, cols)
 	mask := k.core.mask(ids(ins, 3))
 	attendAll(rc, &k.core, qkv, cols, qkv[d.Hidden:], cols, qkv[2*d.Hidden:], cols, optFloats[T](ins, 5), mask, outs[0].([]T))
 	return nil
@@ -173,7 +165,7 @@ func (c *attnCore) mask(m []int32) []float64 {
 func attendAll[T floatT](rc *runCtx, c *attnCore, q []float64, qs int, k []float64, ks int, v []float64, vs int, ab []T, mask []float64, y []T) {
 	st := c.seq * c.total
 	parallelFor(rc.threads, c.batch*c.heads, st*(c.dh+c.dv), func(lo, hi int) {
-		p := make([]float64, c.total)
+		p, acc := make([]float64, c.total), make([]float64, c.dv)
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/c.heads, bh%c.heads
 			var bias []T
@@ -210,15 +202,31 @@ func attendAll[T floatT](rc *runCtx, c *attnCore, q []float64, qs int, k []float
 					p[t] = math.Exp(e - top)
 					sum += p[t]
 				}
-				out := y[(b*c.seq+s)*c.heads*c.dv+h*c.dv:]
-				for i := range out[:c.dv] {
-					acc := 0.0
-					for t, pt := range p {
-						acc += pt * v[(b*c.total+t)*vs+h*c.dv+i]
+				clear(acc)
+				for t, pt := range p {
+					vr := v[(b*c.total+t)*vs+h*c.dv:][:c.dv]
+					for i, vv := range vr {
+						acc[i] += pt * vv
 					}
-					out[i] = T(acc / sum)
+				}
+				out := y[(b*c.seq+s)*c.heads*c.dv+h*c.dv:][:c.dv]
+				for i, a := range acc {
+					out[i] = T(a / sum)
 				}
 			}
 		}
 	})
+}
+
+// asFloat64s returns x as float64s: x itself when it is []float64, else a
+// converted copy.
+func asFloat64s[T floatT](x []T) []float64 {
+	if f, ok := any(x).([]float64); ok {
+		return f
+	}
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = float64(v)
+	}
+	return out
 }
