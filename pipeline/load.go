@@ -130,6 +130,9 @@ type Start struct {
 	// first (see Interface.DefaultSweep, ParseSweep); nil or one shape:
 	// the tuning shape only.
 	Sweep []ShapeBinding
+	// defaultSweep is set when Sweep is DefaultSweep's: its batch shape
+	// is then bounded by the original's latency (boundSweep).
+	defaultSweep bool
 
 	measuring bench
 	sessions  *measure.SessionPool // nil: each use loads its own (UseSessionPool)

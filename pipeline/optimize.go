@@ -92,7 +92,7 @@ func Optimize(w io.Writer, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	if s.Interface.Dynamic() {
-		s.Sweep = s.Interface.DefaultSweep()
+		s.Sweep, s.defaultSweep = s.Interface.DefaultSweep(), len(cfg.Sweep) == 0
 		if len(cfg.Sweep) > 0 {
 			if s.Sweep, err = s.Interface.ParseSweep(cfg.Sweep); err != nil {
 				return nil, err

@@ -30,6 +30,53 @@ func (it *Interface) DefaultSweep() []ShapeBinding {
 	return out
 }
 
+// SweepRunBudget bounds the run time of the default sweep's batch shape:
+// the batch is multiplied by 8, or by 4 or 2 when the original's run at
+// the tuning shape, times that factor, would pass the budget (2 at
+// least). Each swept shape's first look needs 8 blocks of 2 runs of each
+// model: ViT-B/16 at batch 8 (700 ms a run) took 21 s there; at batch 2
+// (180 ms) the same look takes 6 s, still a batch above the tuning one.
+// --sweep names any other shape.
+const SweepRunBudget = 250 * time.Millisecond
+
+// sweepFactors are the default sweep's batch multipliers, largest first.
+var sweepFactors = []int64{8, 4, 2}
+
+// boundSweep returns sweep (a DefaultSweep) with each batch symbol's
+// multiplier cut to the largest of sweepFactors whose estimated run (the
+// original's latency at the tuning shape times it) is within
+// SweepRunBudget, and a note per shape changed. latency <= 0 (not known)
+// keeps sweep.
+func (it *Interface) boundSweep(sweep []ShapeBinding, latency time.Duration) ([]ShapeBinding, []string) {
+	if latency <= 0 || len(sweep) <= 1 {
+		return sweep, nil
+	}
+	f := sweepFactors[len(sweepFactors)-1]
+	for _, c := range sweepFactors {
+		if time.Duration(c)*latency <= SweepRunBudget {
+			f = c
+			break
+		}
+	}
+	tune := it.tuning()
+	out := []ShapeBinding{sweep[0]}
+	var notes []string
+	for _, b := range sweep[1:] {
+		nb := ShapeBinding{}
+		for k, v := range b {
+			nb[k] = v
+			if it.Leading[k] && v == tune[k]*sweepFactors[0] && f != sweepFactors[0] {
+				nb[k] = tune[k] * f
+			}
+		}
+		if nb.String() != b.String() {
+			notes = append(notes, fmt.Sprintf("%s instead of %s", nb, b))
+		}
+		out = appendBinding(out, nb)
+	}
+	return out, notes
+}
+
 // tuning returns the tuning binding.
 func (it *Interface) tuning() ShapeBinding {
 	b := ShapeBinding{}
@@ -231,6 +278,14 @@ func (s *Start) sweepDecision(w io.Writer, be measure.Backend, orig measure.Mode
 		return "", nil
 	}
 	t0 := time.Now()
+	if s.defaultSweep && tuning != nil {
+		var notes []string
+		s.Sweep, notes = s.Interface.boundSweep(s.Sweep, tuning.A.Median)
+		for _, n := range notes {
+			fmt.Fprintf(w, "sweep: %s: the original takes %v a run at the tuning shape, and a batch 8 times larger would take about %v (see SweepRunBudget; --sweep asks for any shape)\n",
+				n, tuning.A.Median.Round(time.Microsecond), (8 * tuning.A.Median).Round(time.Millisecond))
+		}
+	}
 	rows, ok, err := s.sweepNotSlower(w, be, orig, chosen, s.Sweep, m, seed)
 	if err != nil {
 		return "", err

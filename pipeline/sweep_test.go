@@ -3,6 +3,7 @@ package pipeline
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/xrl-dev/xrl/graph"
 )
@@ -35,6 +36,27 @@ func TestDefaultSweep(t *testing.T) {
 	want := []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("DefaultSweep = %q, want %q", got, want)
+	}
+}
+
+func TestBoundSweep(t *testing.T) {
+	it := sweepInterface()
+	for _, tc := range []struct {
+		latency time.Duration
+		want    []string
+		notes   int
+	}{
+		{0, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0},                        // not known
+		{6 * time.Millisecond, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0},     // the corpus encoder
+		{31250 * time.Microsecond, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0}, // 8x exactly the budget
+		{40 * time.Millisecond, []string{"batch=1 seq=128", "batch=4 seq=128", "batch=1 seq=32"}, 1},
+		{88 * time.Millisecond, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1}, // ViT-B/16
+		{2 * time.Second, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1},       // 2 at least
+	} {
+		got, notes := it.boundSweep(it.DefaultSweep(), tc.latency)
+		if !reflect.DeepEqual(bindingStrings(got), tc.want) || len(notes) != tc.notes {
+			t.Errorf("boundSweep at %v = %q (notes %q), want %q (%d notes)", tc.latency, bindingStrings(got), notes, tc.want, tc.notes)
+		}
 	}
 }
 
