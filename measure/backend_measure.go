@@ -77,6 +77,13 @@ type MeasureOptions struct {
 	// Settle continues the warm-up, after the Warmup runs, in blocks of
 	// BlockRuns runs until the latency has stopped falling (see settle).
 	Settle bool
+	// KeepGarbage skips the garbage collection Measure runs before it
+	// times (so that a collection the warm-up's garbage would start does
+	// not fall among the timed runs). The cost model's single ops, timed
+	// for a few milliseconds each, set it: a collection of an optimize
+	// run's heap took about 9 ms, and the corpus encoder's rollout timed
+	// 141 op configurations (1.3 s of its 4 s).
+	KeepGarbage bool
 }
 
 // DefaultMeasureOptions returns the settings used when a caller has no
@@ -247,7 +254,9 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 			return Stats{}, err
 		}
 	}
-	collectGarbage()
+	if !opts.KeepGarbage {
+		collectGarbage()
+	}
 	start := now()
 	var samples []time.Duration
 	for {

@@ -76,6 +76,22 @@ func TestMeasureStopsWhenStable(t *testing.T) {
 	}
 }
 
+func TestMeasureKeepGarbage(t *testing.T) {
+	was := collectGarbage
+	t.Cleanup(func() { collectGarbage = was })
+	for _, keep := range []bool{false, true} {
+		collections := 0
+		collectGarbage = func() { collections++ }
+		s := &sleepSession{clock: useFakeClock(t), d: 200 * time.Microsecond}
+		if _, err := Measure(s, nil, MeasureOptions{Runs: 5, BlockRuns: 5, MaxSpread: 0.5, KeepGarbage: keep}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{false: 1, true: 0}[keep]; collections != want {
+			t.Errorf("KeepGarbage %v: %d collections, want %d", keep, collections, want)
+		}
+	}
+}
+
 func TestMeasureHonoursCaps(t *testing.T) {
 	s := &sleepSession{clock: useFakeClock(t), d: 100 * time.Microsecond, jitter: 3, r: rand.New(rand.NewPCG(1, 1))}
 	st, err := Measure(s, nil, MeasureOptions{Runs: 5, MaxRuns: 12, BlockRuns: 4, MaxSpread: 1e-9}, nil)

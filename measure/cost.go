@@ -21,7 +21,8 @@ type CostOptions struct {
 	// Backend holds the base backend's settings.
 	Backend BackendOptions
 	// Measure controls per-op timing (default: 8 warm-ups, 32 runs, as
-	// TASO's cost model).
+	// TASO's cost model, without a garbage collection before each op:
+	// MeasureOptions.KeepGarbage).
 	Measure MeasureOptions
 	// CacheFile, if set, persists per-op times across processes (JSON).
 	CacheFile string
@@ -67,7 +68,7 @@ func NewCostModel(opts CostOptions) (*CostModel, error) {
 	}
 	mo := opts.Measure
 	if mo.Runs == 0 {
-		mo = MeasureOptions{Warmup: 8, Runs: 32, MaxRuns: 32, MaxTime: 2 * time.Second}
+		mo = MeasureOptions{Warmup: 8, Runs: 32, MaxRuns: 32, MaxTime: 2 * time.Second, KeepGarbage: true}
 	}
 	cm := &CostModel{base: be, measure: mo, file: opts.CacheFile, times: make(map[string]time.Duration)}
 	if cm.file != "" {
