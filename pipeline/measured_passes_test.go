@@ -93,7 +93,7 @@ func TestMeasuredPasses(t *testing.T) {
 }
 
 // TestTrialMaxTime checks the trials' caps: the first trial's 5 s, a
-// later one's 2 s for a model of milliseconds, and 40 pairs of runs, up
+// later one's 1.2 s for a model of milliseconds, and 40 pairs of runs, up
 // to 5 s, for one of ViT-B/16's 90 ms.
 func TestTrialMaxTime(t *testing.T) {
 	ms := time.Millisecond
