@@ -39,6 +39,10 @@ type Comparison struct {
 	// B was clearly slower (MeasureOptions.Futility): its verdict is
 	// undecided, its interval that of a first look, for information.
 	Futile bool
+	// SmallGain reports a comparison stopped, undecided, at a look whose
+	// interval showed B faster by less than MeasureOptions.MinGain at
+	// most.
+	SmallGain bool
 	// Inflation is the factor by which the interval's variance was
 	// raised for slow drifts of one model against the other (1: none
 	// found; see longRunInflation).
@@ -97,6 +101,9 @@ func (c Comparison) Summary() string {
 	verdict := fmt.Sprintf("%v after %d looks", c.Verdict, c.Looks)
 	if c.Futile {
 		verdict = "not going to be faster: stopped before the first look"
+	}
+	if c.SmallGain {
+		verdict = fmt.Sprintf("faster by too little if at all: stopped after %d looks", c.Looks)
 	}
 	s := fmt.Sprintf("%v -> %v: speedup %.3fx (99%% CI %.3f-%.3f), %s (%d blocks of %d runs); block minima %.3fx",
 		c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Speedup(), lo, hi,
@@ -246,6 +253,10 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			c.Verdict = NotSlower
 		}
 		inflation = c.Inflation
+		if gain := minGain(opts.MinGain, len(as)); gain > 0 && c.Verdict == Undecided && c.RatioLo*(1+gain) > 1 {
+			c.SmallGain = true
+			return c, nil
+		}
 		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
 			return c, nil
 		}
@@ -384,4 +395,15 @@ func relMAD(sorted []float64, med float64) float64 {
 	}
 	sort.Float64s(dev)
 	return quantile(dev, 0.5) / med
+}
+
+// minGain returns the least gain a comparison over sessions pairs goes on
+// for, given MeasureOptions.MinGain least: at least ShortGainMargin over
+// several pairs, where DecideNotSlower writes nothing gaining less; 0
+// (none) when least is 0.
+func minGain(least float64, sessions int) float64 {
+	if least > 0 && sessions > 1 {
+		return max(least, ShortGainMargin)
+	}
+	return least
 }

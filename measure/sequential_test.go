@@ -189,6 +189,49 @@ func TestSequentialVerdicts(t *testing.T) {
 	}
 }
 
+// TestSequentialSmallGain: with MinGain 1%, a model 0.5% slower stops,
+// undecided, as soon as the interval shows it faster by less than 1% at
+// most, sooner than without (which goes on until the interval lies within
+// ±1% or above 1); a model 3% faster is still shown faster, one 5% slower
+// still slower.
+func TestSequentialSmallGain(t *testing.T) {
+	for i, c := range []struct {
+		name      string
+		factor    float64
+		want      Verdict
+		smallGain bool
+	}{
+		{"0.5% slower", 1.005, Undecided, true},
+		{"3% faster", 0.97, Faster, false},
+		{"5% slower", 1.05, Slower, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			run := func(minGain float64) Comparison {
+				a, b := hostPair(newHost(t, uint64(40+i), 0.03), time.Millisecond, c.factor)
+				opts := seqOpts
+				opts.MinGain = minGain
+				cmp, err := Compare(a, b, nil, nil, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return cmp
+			}
+			cmp, without := run(0.01), run(0)
+			if cmp.Verdict != c.want || cmp.SmallGain != c.smallGain {
+				t.Errorf("want %v, small gain %v; got %v (small gain %v)", c.want, c.smallGain, cmp, cmp.SmallGain)
+			}
+			if c.smallGain {
+				if _, hi := cmp.SpeedupCI(); hi >= 1.01 {
+					t.Errorf("stopped with the speedup's interval reaching %.4f", hi)
+				}
+				if cmp.Blocks >= without.Blocks {
+					t.Errorf("stopped after %d blocks, without MinGain %d: want sooner", cmp.Blocks, without.Blocks)
+				}
+			}
+		})
+	}
+}
+
 // TestSequentialFalseVerdicts compares identical models on a noisy host
 // many times, with a cap low enough that most comparisons take all their
 // looks. On a steady host the sequential test may say "faster" in at most
@@ -372,5 +415,22 @@ func TestStopNotSlower(t *testing.T) {
 	plain, stop := run(false), run(true)
 	if stop.Verdict != NotSlower || stop.Looks >= plain.Looks || stop.RatioHi > 1.01 {
 		t.Errorf("want not slower (interval below 1.01) before the plain test's %d looks (%v); got %v", plain.Looks, plain.Verdict, stop)
+	}
+}
+
+// TestMinGainOverSessions: over several session pairs the least gain a
+// comparison goes on for is at least ShortGainMargin, as DecideNotSlower
+// writes nothing that gains less there; 0 stays 0 (no such stop).
+func TestMinGainOverSessions(t *testing.T) {
+	for _, c := range []struct {
+		least    float64
+		sessions int
+		want     float64
+	}{
+		{0, 1, 0}, {0, 8, 0}, {0.01, 1, 0.01}, {0.01, 8, ShortGainMargin}, {0.05, 8, 0.05},
+	} {
+		if got := minGain(c.least, c.sessions); got != c.want {
+			t.Errorf("minGain(%v, %d) = %v, want %v", c.least, c.sessions, got, c.want)
+		}
 	}
 }
