@@ -274,11 +274,11 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 	start := now()
 	var samples []time.Duration
 	for {
-		t0 := now()
-		if err := runForTiming(s, inputs); err != nil {
+		d, err := timedRun(s, inputs)
+		if err != nil {
 			return Stats{}, err
 		}
-		samples = append(samples, now().Sub(t0))
+		samples = append(samples, d)
 		if progress != nil {
 			progress(len(samples))
 		}

@@ -207,3 +207,44 @@ func TestBlockStatistics(t *testing.T) {
 		t.Errorf("no complete block: got %+v", s)
 	}
 }
+
+// timedSession is a sleepSession whose runs also cost overhead outside
+// the engine's call, which its RunTimed leaves out.
+type timedSession struct {
+	sleepSession
+	overhead time.Duration
+}
+
+func (s *timedSession) Run(in map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	s.clock.t = s.clock.t.Add(s.overhead)
+	return s.sleepSession.Run(in)
+}
+
+func (s *timedSession) RunTimed(in map[string]*graph.Tensor) (time.Duration, error) {
+	t0 := s.clock.t
+	_, err := s.Run(in)
+	return s.clock.t.Sub(t0) - s.overhead, err
+}
+
+// TestTimedRunnerFigures: Measure and Compare take a TimedRunner's own
+// timing of its runs, the overhead around the engine's call left out, so
+// that a fixed cost in every run does not pull a ratio towards 1.
+func TestTimedRunnerFigures(t *testing.T) {
+	clock := useFakeClock(t)
+	a := &timedSession{sleepSession{clock: clock, d: 100 * time.Microsecond}, 5 * time.Microsecond}
+	b := &timedSession{sleepSession{clock: clock, d: 60 * time.Microsecond}, 5 * time.Microsecond}
+	st, err := Measure(a, nil, MeasureOptions{Runs: 5, BlockRuns: 5, MaxSpread: 0.5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Median != 100*time.Microsecond {
+		t.Errorf("Measure median %v, want the engine's 100µs", st.Median)
+	}
+	c, err := Compare(a, b, nil, nil, MeasureOptions{Warmup: 1, Runs: 16, MaxRuns: 16, BlockRuns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Ratio != 0.6 {
+		t.Errorf("Compare ratio %v, want 0.6 (60µs/100µs, not 65/105)", c.Ratio)
+	}
+}

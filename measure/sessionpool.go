@@ -1,6 +1,8 @@
 package measure
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"runtime"
@@ -195,6 +197,15 @@ func (s *pooledSession) RunDiscard(in map[string]*graph.Tensor) error {
 		return errors.New("measure: session run after it was closed")
 	}
 	return runForTiming(s.s, in)
+}
+
+// RunTimed runs the pooled session and returns its own timing of the run
+// when it has one (TimedRunner), else the time of RunDiscard.
+func (s *pooledSession) RunTimed(in map[string]*graph.Tensor) (time.Duration, error) {
+	if s.returned {
+		return 0, errors.New("measure: session run after it was closed")
+	}
+	return timedRun(s.s, in)
 }
 
 // Close returns the session to its pool; closing it again does nothing.
