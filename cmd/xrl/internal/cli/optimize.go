@@ -63,7 +63,7 @@ end-to-end measurement, exact but slower).
 By default the built-in agent (a policy trained on the model zoo and real exports,
 shipped in the binary) rewrites: one greedy rollout of seconds. On the corpus
 exports of twelve transformers it was never trained on (docs/results.md), the models
-it wrote measured 1.05x-2.05x faster than the originals. --agent takes a policy of your own ('xrl train'). --search runs a search instead: taso (best-first with a
+it wrote measured 1.01x-2.06x faster than the originals. --agent takes a policy of your own ('xrl train'). --search runs a search instead: taso (best-first with a
 priority queue, keeping graphs under --alpha x the best, --budget pops), greedy (apply
 the best candidate until none improves), random (a random walk of --budget steps) or
 brkga (a biased random-key genetic algorithm over the environment's episodes,
