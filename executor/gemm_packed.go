@@ -45,17 +45,33 @@ type packBuf[T floatT] struct {
 	a, b, c []T
 }
 
-var packPools = struct{ f32, f64 sync.Pool }{}
+// packFree holds the packing spaces not in use, per element type: a
+// plain free list rather than a sync.Pool, which drops items at random
+// under the race detector (a steady-state Run must not allocate, see
+// TestSteadyStateAllocations).
+var packFree struct {
+	mu       sync.Mutex
+	f32, f64 []any
+}
 
-// getPackBuf returns a packing space for T from its pool.
+// maxFreePackBufs bounds each free list: one space per worker in use at
+// once, for a few executors running together.
+const maxFreePackBufs = 16
+
+// getPackBuf returns a packing space for T from its free list, or a new one.
 func getPackBuf[T floatT]() *packBuf[T] {
-	pool := &packPools.f64
+	packFree.mu.Lock()
+	list := &packFree.f64
 	if kernelCols[T]() == 16 {
-		pool = &packPools.f32
+		list = &packFree.f32
 	}
-	if p, ok := pool.Get().(*packBuf[T]); ok {
+	if n := len(*list); n > 0 {
+		p := (*list)[n-1].(*packBuf[T])
+		*list = (*list)[:n-1]
+		packFree.mu.Unlock()
 		return p
 	}
+	packFree.mu.Unlock()
 	nr := kernelCols[T]()
 	return &packBuf[T]{
 		a: make([]T, kernelRows*packKC),
@@ -64,12 +80,16 @@ func getPackBuf[T floatT]() *packBuf[T] {
 	}
 }
 
-// putPackBuf returns p to its pool.
+// putPackBuf returns p to its free list (dropped when the list is full).
 func putPackBuf[T floatT](p *packBuf[T]) {
+	packFree.mu.Lock()
+	defer packFree.mu.Unlock()
+	list := &packFree.f64
 	if kernelCols[T]() == 16 {
-		packPools.f32.Put(p)
-	} else {
-		packPools.f64.Put(p)
+		list = &packFree.f32
+	}
+	if len(*list) < maxFreePackBufs {
+		*list = append(*list, p)
 	}
 }
 
