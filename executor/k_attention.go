@@ -20,6 +20,9 @@ type attentionKernel struct {
 	// packed holds Attention's sizes; nil for MultiHeadAttention.
 	packed *graph.AttentionDims
 	mha    graph.MultiHeadAttentionDims
+	// weights is Attention's projection weight widened to float64 once,
+	// when it is a constant (nil: widened at every run).
+	weights []float64
 }
 
 func newAttentionKernel(ni *nodeInfo) (kernel, error) {
@@ -39,7 +42,16 @@ func newAttentionKernel(ni *nodeInfo) (kernel, error) {
 		return nil, err
 	}
 	core, err := newAttnCore(ni, 3, d.Batch, d.Seq, d.Seq, d.Heads, d.Hidden/d.Heads, d.Hidden/d.Heads)
-	return &attentionKernel{core: core, packed: &d}, err
+	k := &attentionKernel{core: core, packed: &d}
+	if w := ni.in(1).value; w != nil {
+		switch data := w.Data.(type) {
+		case []float32:
+			k.weights = asFloat64s(data)
+		case []float64:
+			k.weights = data
+		}
+	}
+	return k, err
 }
 
 func (k *attentionKernel) run(rc *runCtx, ins, outs []any) error {
@@ -64,7 +76,11 @@ func attentionRun[T floatT](rc *runCtx, k *attentionKernel, ins, outs []any) err
 		}
 		beta = 1
 	}
-	gemm(rc.threads, false, false, rows, cols, d.In, 1, asFloat64s(x[:rows*d.In]), d.In, asFloat64s(w[:d.In*cols]), cols, beta, qkv, cols)
+	wf := k.weights
+	if wf == nil {
+		wf = asFloat64s(w[:d.In*cols])
+	}
+	gemm(rc.threads, false, false, rows, cols, d.In, 1, asFloat64s(x[:rows*d.In]), d.In, wf, cols, beta, qkv, cols)
 	mask := k.core.mask(ids(ins, 3))
 	attendAll(rc, &k.core, qkv, cols, qkv[d.Hidden:], cols, qkv[2*d.Hidden:], cols, optFloats[T](ins, 5), mask, outs[0].([]T))
 	return nil
@@ -225,8 +241,6 @@ func asFloat64s[T floatT](x []T) []float64 {
 		return f
 	}
 	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = float64(v)
-	}
+	castNum(out, x)
 	return out
 }
