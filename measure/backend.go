@@ -1,11 +1,10 @@
 package measure
 
 import (
-	"time"
-
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/xrl-dev/xrl/graph"
 )

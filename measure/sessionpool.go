@@ -1,12 +1,11 @@
 package measure
 
 import (
-	"time"
-
 	"errors"
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/xrl-dev/xrl/graph"
 )

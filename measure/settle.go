@@ -60,6 +60,6 @@ func settle(opts MeasureOptions, run func() (time.Duration, error)) error {
 // (after a caller has produced garbage: a profile trace parsed, graphs
 // rewritten) doubled the latency read for a sub-millisecond model.
 // Collected up front, the little that timing allocates rarely brings the
-// next cycle due before timing ends.
-// A variable so that tests can count the collections.
+// next cycle due before timing ends. It is a variable so that tests can
+// count the collections.
 var collectGarbage = runtime.GC

@@ -188,7 +188,8 @@ func trialMaxTime(latency time.Duration) time.Duration {
 const Futility = 0.05
 
 // passTrialMeasurement returns m with its equivalence margin at least
-// PassTrialMargin, its least gain worth timing for (MinGain) that margin, its time cap at most PassTrialMaxTime and Futility set.
+// PassTrialMargin, its least gain worth timing for (MinGain) that
+// margin, its time cap at most PassTrialMaxTime and Futility set.
 func passTrialMeasurement(m Measurement) Measurement {
 	m.Measure.Precision = max(m.Measure.Precision, PassTrialMargin)
 	m.Measure.MinGain = PassTrialMargin

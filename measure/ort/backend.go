@@ -1,10 +1,9 @@
 package ort
 
 import (
-	"time"
-
 	"fmt"
 	goruntime "runtime"
+	"time"
 
 	ortgo "github.com/yalue/onnxruntime_go"
 
