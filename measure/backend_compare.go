@@ -14,11 +14,12 @@ import (
 // sequential test of latency(B)/latency(A) (see the statistic described
 // in sequential.go).
 //
-// The runs alternate A B B A; BlockRuns runs of each form a block, and
-// Compare looks at the data only at whole blocks. The figures a user sees
-// are the medians of all timed runs of each model (A.Median, B.Median);
-// Ratio is their ratio, so that a before/after pair printed beside the
-// speedup always agrees with it.
+// The runs alternate A B B A (over several session pairs, a block's runs
+// of one model run in a row, see pairTurnBlocks); BlockRuns runs of each
+// form a block, and Compare looks at the data only at whole blocks. The
+// figures a user sees are the medians of all timed runs of each model
+// (A.Median, B.Median); Ratio is their ratio, so that a before/after pair
+// printed beside the speedup always agrees with it.
 type Comparison struct {
 	A, B Stats
 	// Ratio is B.Median / A.Median: below 1 means B is faster. Speedup
@@ -165,11 +166,13 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 	return ComparePairs([]Session{a}, []Session{b}, inA, inB, opts)
 }
 
-// ComparePairs is Compare over several sessions of each model: the ABBA
-// units rotate through the pairs (as[i], bs[i]), and the interval's
-// bootstrap resamples the pairs before the units of each, so that it
-// covers how far one session of a model can stray from another (see
-// sessionPairs). as and bs must be of one length, at least 1.
+// ComparePairs is Compare over several sessions of each model: the pairs
+// (as[i], bs[i]) take turns of pairTurnBlocks blocks, each turn starting
+// with turnWarmUnits untimed units, and the interval's bootstrap
+// resamples the pairs before the units of each, so that it covers how far
+// one session of a model can stray from another (see SessionPairs). The
+// first look waits until every pair has had its turn. as and bs must be
+// of one length, at least 1.
 func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
 	if len(as) == 0 || len(as) != len(bs) {
 		return Comparison{}, fmt.Errorf("comparing %d sessions of A with %d of B: want one or more of each, as many", len(as), len(bs))
@@ -179,12 +182,9 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	if !capSet {
 		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
 	}
-	// unit runs the i-th ABBA unit's first (j = 0) or second half: A then
-	// B, or B then A, on the unit's pair of sessions: the pairs take turns
-	// a block at a time, so that a session runs warm, as a user's does.
-	perBlock := max(1, opts.BlockRuns/bootstrapUnit)
-	unit := func(i, j int, ra, rb *timedRuns) error {
-		p := pairOf(i, perBlock, len(as))
+	// unit runs an ABBA unit's first (j = 0) or second half on session
+	// pair p: A then B, or B then A.
+	unit := func(p, j int, ra, rb *timedRuns) error {
 		a, b := as[p], bs[p]
 		first, second := func() error { return ra.run(a, inA) }, func() error { return rb.run(b, inB) }
 		if j == 1 {
@@ -195,9 +195,35 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		return second()
 	}
+	// block times a block of BlockRuns runs of each model on session pair
+	// p: run by run in ABBA units, A first (order 0) or B first (order
+	// 1); or, inRow, all of one model's runs, then all of the other's,
+	// run k of each paired.
+	block := func(p, order int, inRow bool, ra, rb *timedRuns) error {
+		if !inRow {
+			for j := range opts.BlockRuns {
+				if err := unit(p, j%2, ra, rb); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		first, second := func() error { return ra.run(as[p], inA) }, func() error { return rb.run(bs[p], inB) }
+		if order == 1 {
+			first, second = second, first
+		}
+		for _, f := range []func() error{first, second} {
+			for range opts.BlockRuns {
+				if err := f(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
 	var scratch timedRuns
 	for i := 0; i < opts.Warmup*len(as); i++ {
-		if err := unit(i, 0, &scratch, &scratch); err != nil {
+		if err := unit(i%len(as), 0, &scratch, &scratch); err != nil {
 			return Comparison{}, err
 		}
 		if opts.Settle && i+1 == len(as) && Summarize(slices.Clone(scratch.wall)).Median > blockSpan {
@@ -207,12 +233,22 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 	}
 	opts.BlockRuns = blockRunsFor(opts.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
-	perBlock = max(1, opts.BlockRuns/bootstrapUnit)
+	// Blocks hold whole ABBA units: an odd block gets one run more.
+	opts.BlockRuns += opts.BlockRuns % bootstrapUnit
+	perBlock, turn := opts.BlockRuns/bootstrapUnit, turnBlocks(len(as))
+	// One session pair alternates its models run by run; several (a model
+	// under ShortLatency, see SessionPairs) run blocks in a row, and the
+	// bootstrap resamples those blocks (see pairTurnBlocks).
+	inRow := len(as) > 1
+	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
+	if inRow {
+		lay = layout{unit: opts.BlockRuns, pairs: len(as), turn: turn}
+	}
 	if opts.Settle {
 		i := 0
 		err := settle(opts, func() (time.Duration, error) {
 			t0 := now()
-			err := unit(i, i%2, &scratch, &scratch)
+			err := unit(pairOf(i, perBlock, len(as)), i%2, &scratch, &scratch)
 			i++
 			return now().Sub(t0), err
 		})
@@ -222,32 +258,41 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	}
 	collectGarbage()
 	k := opts.BlockRuns
+	// Every pair has its turn before the cap.
+	opts.MaxRuns = max(opts.MaxRuns, len(as)*turn*k)
 	sched := lookSchedule{capBlocks: max(minCompareBlocks, (opts.MaxRuns+k-1)/k)}
 	inflation := 1.0
 	var ra, rb timedRuns
 	start := now()
-	for i := 0; ; i++ {
-		if err := unit(i/bootstrapUnit, i%2, &ra, &rb); err != nil {
+	for blk := 0; ; blk++ {
+		p := pairOf(blk, turn, len(as))
+		if len(as) > 1 && blk%turn == 0 {
+			// A pair's turn starts with untimed runs: the other pairs'
+			// runs since its last turn have left the caches cold.
+			for w := range bootstrapUnit * turnWarmUnits {
+				if err := unit(p, w%2, &scratch, &scratch); err != nil {
+					return Comparison{}, err
+				}
+			}
+		}
+		if err := block(p, blk%2, inRow, &ra, &rb); err != nil {
 			return Comparison{}, err
 		}
 		n := len(ra.wall)
-		if n%k != 0 {
-			continue
-		}
 		blocks, elapsed := n/k, now().Sub(start)
 		if opts.Futility > 0 && len(as) == 1 && blocks%futilityBlocks == 0 && sched.taken == 0 && futile(ra.wall, rb.wall, k, opts.Futility) {
-			c := summarizeComparison(&ra, &rb, k, len(as), perBlock, 0, opts.Precision, inflation)
+			c := summarizeComparison(&ra, &rb, k, lay, 0, opts.Precision, inflation)
 			c.Verdict, c.Futile, c.Elapsed = Undecided, true, elapsed
 			return c, nil
 		}
 		enough := enoughBlocks(blocks, elapsed)
-		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime
+		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime && blocks >= len(as)*turn
 		final := elapsed >= opts.MaxTime || (enough && n >= opts.MaxRuns && elapsed >= opts.MinTime)
 		look, last := sched.due(blocks, ready, final)
 		if !look {
 			continue
 		}
-		c := summarizeComparison(&ra, &rb, k, len(as), perBlock, sched.taken, opts.Precision, inflation)
+		c := summarizeComparison(&ra, &rb, k, lay, sched.taken, opts.Precision, inflation)
 		c.Elapsed = elapsed
 		if opts.StopNotSlower && c.Verdict == Undecided && c.RatioHi <= 1+opts.Precision {
 			c.Verdict = NotSlower
@@ -261,6 +306,42 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			return c, nil
 		}
 	}
+}
+
+// Session pairs take turns of pairTurnBlocks blocks, and the first
+// turnWarmUnits ABBA units of a turn are not timed; within a turn, each
+// block runs one model's BlockRuns runs in a row, then the other's, as
+// the independent check does (scripts/check-speedup) and as a user calls
+// one model again and again. On sub-millisecond models, how the runs are
+// ordered moved the figures more than their noise:
+//   - pairs taking turns a block at a time ran each session cold, its
+//     caches holding the other pairs' weights and buffers: deit_timm's
+//     written model, 1.21-1.29x in the check, read 1.31-1.35x that way,
+//     1.27-1.28x in turns of four or eight blocks each started by an
+//     untimed unit;
+//   - runs alternated one by one charge each model the other's cache
+//     footprint, most the faster one: vit_tiny's written model, 1.516x in
+//     the check, read 1.437-1.441x run by run, 1.506-1.510x in blocks in
+//     a row (docs/perf.md, "Session pairs in turns, blocks in a row").
+//
+// The runs of a block in a row share what the machine did while that
+// model ran, so the bootstrap resamples blocks, within pairs. A single
+// pair (models of a millisecond and more, where the cache footprint is a
+// small part of a run) keeps the run-by-run ABBA order, whose units the
+// bootstrap takes as independent: on a fake host with slow spells of one
+// model, blocks in a row were told apart 3.3% of the time against 1.25%.
+const (
+	pairTurnBlocks = 4
+	turnWarmUnits  = 1
+)
+
+// turnBlocks returns the blocks of a session pair's turn over pairs
+// pairs: pairTurnBlocks, or 1 for a single pair (whose turn never ends).
+func turnBlocks(pairs int) int {
+	if pairs > 1 {
+		return pairTurnBlocks
+	}
+	return 1
 }
 
 // futilityBlocks is when a comparison with MeasureOptions.Futility set
@@ -300,10 +381,10 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 }
 
 // summarizeComparison computes the figures of one look at the runs (in
-// blocks of k, their ABBA units taking pairs session pairs in turns of
-// perBlock units) and reads its interval with the equivalence margin;
+// blocks of k, resampled as lay says) and reads its interval with the equivalence margin;
 // inflation is the largest long-run inflation an earlier look found.
-func summarizeComparison(ra, rb *timedRuns, k, pairs, perBlock, looks int, margin, inflation float64) Comparison {
+func summarizeComparison(ra, rb *timedRuns, k int, lay layout, looks int, margin, inflation float64) Comparison {
+	pairs := lay.pairs
 	c := Comparison{
 		A: summarizeRuns(ra.wall, k), B: summarizeRuns(rb.wall, k),
 		Pairs: len(ra.wall), Blocks: len(ra.wall) / k, Sessions: pairs, Looks: looks,
@@ -311,7 +392,7 @@ func summarizeComparison(ra, rb *timedRuns, k, pairs, perBlock, looks int, margi
 	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
 	if c.A.Median > 0 && c.B.Median > 0 {
 		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
-		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, pairs, perBlock, lookLevel, inflation)
+		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, lay, lookLevel, inflation)
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {

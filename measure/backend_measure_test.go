@@ -168,7 +168,7 @@ func TestCompareResistsSpikes(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(i), 7))
 			a := &spikySession{clock: clock, d: time.Millisecond, factor: 1, p: 0.3, r: r}
 			b := &spikySession{clock: clock, d: time.Millisecond, factor: c.factor, p: 0.3, r: r}
-			cmp, err := Compare(a, b, nil, nil, MeasureOptions{Warmup: 1, Runs: 20, BlockRuns: 4})
+			cmp, err := Compare(a, b, nil, nil, MeasureOptions{Warmup: 1, Runs: 200, BlockRuns: 4})
 			if err != nil {
 				t.Fatal(err)
 			}

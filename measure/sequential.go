@@ -29,8 +29,8 @@ const (
 	// bootstrapTail is the number of resamples expected beyond each end
 	// of an interval; it sets the number of resamples of a look.
 	bootstrapTail = 10
-	// bootstrapUnit is the runs of each model resampled together: one
-	// ABBA order.
+	// bootstrapUnit is the runs of each model in one ABBA order: the
+	// least block.
 	bootstrapUnit = 2
 )
 
@@ -110,13 +110,19 @@ func (s *lookSchedule) due(blocks int, ready, final bool) (look, last bool) {
 // lookLevel is the two-sided error rate of one look's interval.
 const lookLevel = compareAlpha / compareLooks
 
+// layout is how a comparison's runs were timed: in blocks of unit runs of
+// each model (the bootstrap's resampling unit), over pairs session pairs
+// taking turns of turn blocks (see pairOf).
+type layout struct{ unit, pairs, turn int }
+
 // ratioInterval returns the interval of median(b)/median(a) at two-sided
-// error rate alpha from the runs in a and b (timed alternately, equal in
-// number, their ABBA units taking pairs session pairs in turns of
-// perBlock units, see pairOf): the alpha/2 and 1-alpha/2 quantiles of the
-// ratio over bootstrap resamples, each drawing the session pairs with
-// replacement and then, for each pair drawn, as many of its units (with
-// replacement) as it has. For one median and one pair, this percentile
+// error rate alpha from the runs in a and b (equal in number, timed as
+// lay says): the alpha/2 and 1-alpha/2 quantiles of the ratio over
+// bootstrap resamples, each drawing the session pairs with replacement
+// and then, for each pair drawn, as many of its blocks (with replacement)
+// as it has. Blocks, not runs, are resampled: the runs of one block share
+// what the machine did while that model ran, a moment the other model's
+// block did not see. For one median and one pair, this percentile
 // interval is close to the distribution-free one from order statistics;
 // it needs enough resamples to place about ten beyond each end. The
 // interval is then widened: by pairs/(pairs-1) in variance when there are
@@ -124,16 +130,17 @@ const lookLevel = compareAlpha / compareLooks
 // long-run inflation of the variance (see longRunInflation), at least the
 // inflation floor an earlier look of the same comparison found, which is
 // returned updated.
-func ratioInterval(a, b []time.Duration, pairs, perBlock int, alpha, floor float64) (lo, hi, inflation float64) {
-	units := min(len(a), len(b)) / bootstrapUnit
-	if units < 2 || units < pairs*perBlock {
+func ratioInterval(a, b []time.Duration, lay layout, alpha, floor float64) (lo, hi, inflation float64) {
+	pairs := lay.pairs
+	units := min(len(a), len(b)) / lay.unit
+	if units < 2 || units < pairs*lay.turn {
 		return 0, math.Inf(1), floor
 	}
-	n := units * bootstrapUnit
-	sa, sb := sortUnits(a[:n]), sortUnits(b[:n])
+	n := units * lay.unit
+	sa, sb := sortUnits(a[:n], lay.unit), sortUnits(b[:n], lay.unit)
 	clusters := make([][]int32, pairs)
 	for u := range units {
-		p := pairOf(u, perBlock, pairs)
+		p := pairOf(u, lay.turn, pairs)
 		clusters[p] = append(clusters[p], int32(u))
 	}
 	r := rand.NewPCG(uint64(n), 0x5eedb007)
@@ -141,7 +148,7 @@ func ratioInterval(a, b []time.Duration, pairs, perBlock int, alpha, floor float
 	ratios := make([]float64, int(math.Ceil(bootstrapTail/(alpha/2))))
 	for i := range ratios {
 		clear(w)
-		total := drawUnits(r, w, clusters) * bootstrapUnit
+		total := drawUnits(r, w, clusters) * lay.unit
 		ma, mb := sa.weightedMedian(w, total), sb.weightedMedian(w, total)
 		if ma <= 0 {
 			return 0, math.Inf(1), floor
@@ -150,7 +157,7 @@ func ratioInterval(a, b []time.Duration, pairs, perBlock int, alpha, floor float
 	}
 	slices.Sort(ratios)
 	lo, hi = quantile(ratios, alpha/2), quantile(ratios, 1-alpha/2)
-	inflation = max(floor, longRunInflation(a[:n], b[:n]))
+	inflation = max(floor, longRunInflation(a[:n], b[:n], lay))
 	widen := inflation
 	if pairs > 1 {
 		widen *= float64(pairs) / float64(pairs-1)
@@ -164,20 +171,25 @@ func ratioInterval(a, b []time.Duration, pairs, perBlock int, alpha, floor float
 	return lo, hi, inflation
 }
 
-// pairOf returns the session pair that ABBA unit u was timed on, pairs
-// taking turns of perBlock units.
-func pairOf(u, perBlock, pairs int) int { return u / perBlock % pairs }
+// pairOf returns the session pair that block u was timed on, pairs
+// taking turns of turn blocks.
+func pairOf(u, turn, pairs int) int { return u / turn % pairs }
 
-// The bootstrap takes ABBA units as independent. On a busy machine they
+// The bootstrap takes blocks as independent. On a busy machine they
 // are not: for seconds at a time, one model's runs can be slowed more than
 // the other's (its threads sharing a core with another process), and
 // identical models then drift apart and back. longRunInflation detects
 // it: the variance of the mean log pair ratio over batches of consecutive
 // pairs, as long as leaves at least longRunBatches of them, against the
-// variance over ABBA units, both per pair. Without such drift the two
+// variance over blocks, both per pair. Without such drift the two
 // agree and their ratio rarely exceeds longRunGate; with it, the ratio is
 // the factor by which the bootstrap's variance falls short, and the
-// interval is widened by its square root. An early look sees only a few
+// interval is widened by its square root. Over several session pairs,
+// each pair's mean log ratio is taken out first: how far one pair's
+// sessions stand from another's is what the bootstrap's resampling of
+// pairs covers, and in turns of many blocks it would read as drift (eight
+// pairs of identical models whose sessions ran at 1 or 2 ms had their
+// intervals widened about 40-fold). An early look sees only a few
 // slow spells, so a comparison keeps the largest inflation any of its
 // looks found. In simulations with model-specific slow spells of up to
 // 100 runs, the bootstrap's 98% interval of one look left the true ratio
@@ -190,8 +202,9 @@ const (
 
 // longRunInflation returns the variance ratio described above, or 1 when
 // it is at most longRunGate or there are too few pairs for batches longer
-// than a unit.
-func longRunInflation(a, b []time.Duration) float64 {
+// than a block; the runs were timed as lay says.
+func longRunInflation(a, b []time.Duration, lay layout) float64 {
+	pairs := lay.pairs
 	x := make([]float64, min(len(a), len(b)))
 	for i := range x {
 		if a[i] <= 0 || b[i] <= 0 {
@@ -199,12 +212,24 @@ func longRunInflation(a, b []time.Duration) float64 {
 		}
 		x[i] = math.Log(float64(b[i]) / float64(a[i]))
 	}
-	size := bootstrapUnit
+	if pairs > 1 {
+		sum, count := make([]float64, pairs), make([]float64, pairs)
+		for i, v := range x {
+			p := pairOf(i/lay.unit, lay.turn, pairs)
+			sum[p] += v
+			count[p]++
+		}
+		for i := range x {
+			p := pairOf(i/lay.unit, lay.turn, pairs)
+			x[i] -= sum[p] / count[p]
+		}
+	}
+	size := lay.unit
 	for 2*size*longRunBatches <= len(x) {
 		size *= 2
 	}
-	base := batchVariance(x, bootstrapUnit)
-	if size == bootstrapUnit || base <= 0 {
+	base := batchVariance(x, lay.unit)
+	if size == lay.unit || base <= 0 {
 		return 1
 	}
 	if f := batchVariance(x, size) / base; f > longRunGate {
@@ -264,9 +289,9 @@ type unitRuns struct {
 	unit []int32
 }
 
-// sortUnits sorts the runs d, timed in ABBA units of bootstrapUnit runs
-// each, keeping each run's unit.
-func sortUnits(d []time.Duration) unitRuns {
+// sortUnits sorts the runs d, timed in blocks of unit runs, keeping each
+// run's block.
+func sortUnits(d []time.Duration, unit int) unitRuns {
 	idx := make([]int, len(d))
 	for i := range idx {
 		idx[i] = i
@@ -274,7 +299,7 @@ func sortUnits(d []time.Duration) unitRuns {
 	slices.SortFunc(idx, func(i, j int) int { return cmp.Compare(d[i], d[j]) })
 	s := unitRuns{v: make([]float64, len(d)), unit: make([]int32, len(d))}
 	for r, i := range idx {
-		s.v[r], s.unit[r] = float64(d[i]), int32(i/bootstrapUnit)
+		s.v[r], s.unit[r] = float64(d[i]), int32(i/unit)
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -320,7 +321,7 @@ func BenchmarkRatioInterval(b *testing.B) {
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				ratioInterval(x, y, 1, 4, lookLevel, 1)
+				ratioInterval(x, y, layout{unit: 8, pairs: 1, turn: 1}, lookLevel, 1)
 			}
 		})
 	}
@@ -345,7 +346,7 @@ func TestComparePairsCoversSessionModes(t *testing.T) {
 		// with one pair it must be large: the problem is real.
 		least, most float64
 	}{{1, trials / 4, 0.2, 1}, {shortPairs, trials, 0, 0.01}} {
-		misses := 0
+		misses, widths := 0, []float64(nil)
 		for i := range c.trials {
 			clock := useFakeClock(t)
 			r := rand.New(rand.NewPCG(uint64(i), 23))
@@ -367,8 +368,13 @@ func TestComparePairsCoversSessionModes(t *testing.T) {
 			if cmp.Significant() {
 				misses++
 			}
+			if math.IsInf(cmp.RatioHi, 1) {
+				t.Fatalf("%d pairs: no interval after %d blocks (%v)", c.pairs, cmp.Blocks, cmp)
+			}
+			widths = append(widths, cmp.RatioHi/cmp.RatioLo)
 		}
-		t.Logf("%d pairs: %d of %d intervals without 1", c.pairs, misses, c.trials)
+		slices.Sort(widths)
+		t.Logf("%d pairs: %d of %d intervals without 1, median hi/lo %.3f", c.pairs, misses, c.trials, widths[len(widths)/2])
 		if raceEnabled {
 			// 2 and 10 trials cannot measure these shares: under the race
 			// detector the comparisons run for their data races only; the
@@ -431,6 +437,134 @@ func TestMinGainOverSessions(t *testing.T) {
 	} {
 		if got := minGain(c.least, c.sessions); got != c.want {
 			t.Errorf("minGain(%v, %d) = %v, want %v", c.least, c.sessions, got, c.want)
+		}
+	}
+}
+
+// turnLog records the session pair of every run of a comparison, in order.
+type turnLog struct {
+	clock *fakeClock
+	pairs []int
+}
+
+// turnSession is one model's session of pair p: it runs for d, or for
+// 3*d in its first two runs after another pair's (its caches cold).
+type turnSession struct {
+	log  *turnLog
+	p    int
+	d    time.Duration
+	cold int
+	peer *turnSession
+}
+
+func (s *turnSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	if n := len(s.log.pairs); n > 0 && s.log.pairs[n-1] != s.p {
+		s.cold, s.peer.cold = 2, 2
+	}
+	d := s.d
+	if s.cold > 0 {
+		d *= 3
+		s.cold--
+	}
+	s.log.pairs = append(s.log.pairs, s.p)
+	s.log.clock.t = s.log.clock.t.Add(d)
+	return nil, nil
+}
+
+func (s *turnSession) Close() error { return nil }
+
+// TestPairsTakeTurns compares three session pairs of models 1 ms and
+// 0.8 ms a run whose first two runs after another pair's are three times
+// as slow, in blocks of 2 runs. After the warm-up (one unit a pair), the
+// pairs take turns of pairTurnBlocks blocks in order, each turn starting
+// with turnWarmUnits untimed units, so that no timed run is cold: the
+// figures are exact, up to the 90th percentile. The first look comes only
+// once every pair has had its turn.
+func TestPairsTakeTurns(t *testing.T) {
+	log := &turnLog{clock: useFakeClock(t)}
+	const pairs = 3
+	var as, bs []Session
+	for p := range pairs {
+		a := &turnSession{log: log, p: p, d: time.Millisecond}
+		b := &turnSession{log: log, p: p, d: 800 * time.Microsecond, peer: a}
+		a.peer = b
+		as, bs = append(as, a), append(bs, b)
+	}
+	opts := seqOpts
+	opts.BlockRuns, opts.Runs, opts.MaxRuns = 2, 8, 2*minCompareBlocks
+	cmp, err := ComparePairs(as, bs, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.A.P90 != time.Millisecond || cmp.B.P90 != 800*time.Microsecond || cmp.Ratio != 0.8 {
+		t.Errorf("cold runs were timed: 90th percentiles %v and %v, ratio %v; want 1ms, 800µs, 0.8", cmp.A.P90, cmp.B.P90, cmp.Ratio)
+	}
+	turnUnits := opts.BlockRuns / bootstrapUnit * pairTurnBlocks
+	if cmp.Looks < 1 || cmp.Pairs < pairs*turnUnits*bootstrapUnit {
+		t.Errorf("looked after %d pairs of runs, before each of %d session pairs had a turn of %d units", cmp.Pairs, pairs, turnUnits)
+	}
+	timed := log.pairs[opts.Warmup*pairs*2:]
+	turn := 2 * bootstrapUnit * (turnWarmUnits + turnUnits)
+	for i, start := 0, 0; start < len(timed); i, start = i+1, start+turn {
+		seg := timed[start:min(start+turn, len(timed))]
+		for _, p := range seg {
+			if p != i%pairs {
+				t.Fatalf("turn %d (runs %d-%d after the warm-up) ran pairs %v, want only pair %d", i, start, start+len(seg)-1, seg, i%pairs)
+			}
+		}
+	}
+	warm := 2 * bootstrapUnit * turnWarmUnits
+	if want := len(timed)/turn*(turn-warm) + max(0, len(timed)%turn-warm); want != 2*cmp.Pairs {
+		t.Errorf("%d runs after the warm-up, %d timed; want %d timed", len(timed), 2*cmp.Pairs, want)
+	}
+}
+
+// orderSession appends its name to a shared log at every run of 1 ms.
+type orderSession struct {
+	clock *fakeClock
+	name  byte
+	log   *[]byte
+}
+
+func (s *orderSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
+	*s.log = append(*s.log, s.name)
+	s.clock.t = s.clock.t.Add(time.Millisecond)
+	return nil, nil
+}
+
+func (s *orderSession) Close() error { return nil }
+
+// TestRunOrder: one session pair alternates its models run by run, in
+// ABBA units; several take turns, timing blocks of each model's runs in
+// a row, the first model alternating from block to block. The timed runs
+// start after the warm-up (one unit a pair) and, over several pairs, the
+// turn's untimed unit.
+func TestRunOrder(t *testing.T) {
+	for _, c := range []struct {
+		pairs int
+		want  string
+	}{
+		{1, "ABBAABBA" + "ABBAABBA"},
+		{2, "AAAABBBB" + "BBBBAAAA"},
+	} {
+		clock := useFakeClock(t)
+		var log []byte
+		var as, bs []Session
+		for range c.pairs {
+			as = append(as, &orderSession{clock: clock, name: 'A', log: &log})
+			bs = append(bs, &orderSession{clock: clock, name: 'B', log: &log})
+		}
+		opts := seqOpts
+		opts.BlockRuns, opts.Runs, opts.MaxRuns = 4, 8, 4*minCompareBlocks
+		if _, err := ComparePairs(as, bs, nil, nil, opts); err != nil {
+			t.Fatal(err)
+		}
+		skip := 2 * c.pairs * opts.Warmup
+		if c.pairs > 1 {
+			skip += 2 * bootstrapUnit * turnWarmUnits
+		}
+		if got := string(log[skip : skip+len(c.want)]); got != c.want {
+			t.Errorf("%d pairs: timed runs start %s, want %s", c.pairs, got, c.want)
 		}
 	}
 }
