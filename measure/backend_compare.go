@@ -15,7 +15,7 @@ import (
 // in sequential.go).
 //
 // The runs alternate A B B A (over several session pairs, a block's runs
-// of one model run in a row, see pairTurnBlocks); BlockRuns runs of each
+// of one model run in a row, see pairTurnSpan); BlockRuns runs of each
 // form a block, and Compare looks at the data only at whole blocks. The
 // figures a user sees are the medians of all timed runs of each model
 // (A.Median, B.Median); Ratio is their ratio, so that a before/after pair
@@ -167,7 +167,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 }
 
 // ComparePairs is Compare over several sessions of each model: the pairs
-// (as[i], bs[i]) take turns of pairTurnBlocks blocks, each turn starting
+// (as[i], bs[i]) take turns of blocks (pairTurnSpan), each turn starting
 // with turnWarmUnits untimed units, and the interval's bootstrap
 // resamples the pairs before the units of each, so that it covers how far
 // one session of a model can stray from another (see SessionPairs). The
@@ -226,19 +226,20 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		if err := unit(i%len(as), 0, &scratch, &scratch); err != nil {
 			return Comparison{}, err
 		}
-		if opts.Settle && i+1 == len(as) && Summarize(slices.Clone(scratch.wall)).Median > blockSpan {
-			// Runs of a block's length each: one unit a pair warms
-			// the sessions, and settling goes on from there.
+		if opts.Settle && i+1 == len(as) && Summarize(slices.Clone(scratch.wall)).Median > slowWarmRun {
+			// Runs of a quarter of a block's span or more: one unit a
+			// pair warms the sessions, and settling goes on from there.
 			break
 		}
 	}
 	opts.BlockRuns = blockRunsFor(opts.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
 	// Blocks hold whole ABBA units: an odd block gets one run more.
 	opts.BlockRuns += opts.BlockRuns % bootstrapUnit
-	perBlock, turn := opts.BlockRuns/bootstrapUnit, turnBlocks(len(as))
+	perBlock := opts.BlockRuns / bootstrapUnit
+	turn := turnBlocks(len(as), opts.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
 	// One session pair alternates its models run by run; several (a model
 	// under ShortLatency, see SessionPairs) run blocks in a row, and the
-	// bootstrap resamples those blocks (see pairTurnBlocks).
+	// bootstrap resamples those blocks (see pairTurnSpan).
 	inRow := len(as) > 1
 	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
 	if inRow {
@@ -288,6 +289,9 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		enough := enoughBlocks(blocks, elapsed)
 		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime && blocks >= len(as)*turn
 		final := elapsed >= opts.MaxTime || (enough && n >= opts.MaxRuns && elapsed >= opts.MinTime)
+		if ready && sched.taken == 0 {
+			sched.capBlocks = timeCap(sched.capBlocks, blocks, elapsed, opts.MaxTime)
+		}
 		look, last := sched.due(blocks, ready, final)
 		if !look {
 			continue
@@ -308,21 +312,27 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	}
 }
 
-// Session pairs take turns of pairTurnBlocks blocks, and the first
-// turnWarmUnits ABBA units of a turn are not timed; within a turn, each
-// block runs one model's BlockRuns runs in a row, then the other's, as
-// the independent check does (scripts/check-speedup) and as a user calls
-// one model again and again. On sub-millisecond models, how the runs are
-// ordered moved the figures more than their noise:
+// Session pairs take turns of as many blocks as last pairTurnSpan (at
+// least one), and the first turnWarmUnits ABBA units of a turn are not
+// timed; within a turn, each block runs one model's BlockRuns runs in a
+// row, then the other's, as the independent check does
+// (scripts/check-speedup) and as a user calls one model again and again.
+// On sub-millisecond models, how the runs are ordered moved the figures
+// more than their noise:
 //   - pairs taking turns a block at a time ran each session cold, its
 //     caches holding the other pairs' weights and buffers: deit_timm's
 //     written model, 1.21-1.29x in the check, read 1.31-1.35x that way,
-//     1.27-1.28x in turns of four or eight blocks each started by an
-//     untimed unit;
+//     1.27-1.28x in turns of four or eight blocks (35-70 ms) each started
+//     by an untimed unit;
 //   - runs alternated one by one charge each model the other's cache
 //     footprint, most the faster one: vit_tiny's written model, 1.516x in
 //     the check, read 1.437-1.441x run by run, 1.506-1.510x in blocks in
 //     a row (docs/perf.md, "Session pairs in turns, blocks in a row").
+//
+// A turn's length is set in time, since the first look waits for every
+// pair's turn: a shape sweep times every shape on the pairs loaded for
+// its smallest, and HF BERT at batch 8 (18 ms a run) waited 32 blocks,
+// 9 s, in turns of four.
 //
 // The runs of a block in a row share what the machine did while that
 // model ran, so the bootstrap resamples blocks, within pairs. A single
@@ -331,18 +341,43 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 // bootstrap takes as independent: on a fake host with slow spells of one
 // model, blocks in a row were told apart 3.3% of the time against 1.25%.
 const (
-	pairTurnBlocks = 4
-	turnWarmUnits  = 1
+	pairTurnSpan  = 32 * time.Millisecond
+	turnWarmUnits = 1
 )
 
 // turnBlocks returns the blocks of a session pair's turn over pairs
-// pairs: pairTurnBlocks, or 1 for a single pair (whose turn never ends).
-func turnBlocks(pairs int) int {
-	if pairs > 1 {
-		return pairTurnBlocks
+// pairs, in blocks of k runs of each model taking about run each: those
+// that fit in pairTurnSpan, at least 1; 1 for a single pair (whose turn
+// never ends) or an unknown run time.
+func turnBlocks(pairs, k int, run time.Duration) int {
+	if pairs <= 1 || k <= 0 || run <= 0 {
+		return 1
 	}
-	return 1
+	return max(1, int(pairTurnSpan/(time.Duration(2*k)*run)))
 }
+
+// timeCap returns the block cap the looks are spread up to, given the
+// runs' cap capBlocks and that blocks blocks took elapsed of maxTime: the
+// blocks that fit in maxTime at that pace, when fewer (at least blocks).
+// A look schedule growing towards the 1,000-block cap placed the second
+// look of ViT-B/16's batch-2 sweep (blocks of 0.7 s, first look after 9)
+// at 18 blocks, past its 10 s cap: it had two looks, the first and the
+// one forced at the cap, where spreading them to 14 blocks gives it six.
+func timeCap(capBlocks, blocks int, elapsed, maxTime time.Duration) int {
+	if elapsed <= 0 || maxTime <= 0 {
+		return capBlocks
+	}
+	byTime := int(float64(blocks) * float64(maxTime) / float64(elapsed))
+	return min(capBlocks, max(blocks, byTime))
+}
+
+// slowWarmRun is the run time from which a comparison that settles warms
+// each session pair up with one ABBA unit instead of MeasureOptions.Warmup,
+// settling then going on until the runs stop getting faster. ViT-B/16
+// (90 ms a run) spent 0.5 s of each comparison at batch 1, and 1.1 s at
+// batch 2, on the two more units, its sessions having just run in
+// verification or the comparison before.
+const slowWarmRun = blockSpan / 4
 
 // futilityBlocks is when a comparison with MeasureOptions.Futility set
 // checks whether B is clearly slower: every third of minCompareBlocks

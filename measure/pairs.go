@@ -32,12 +32,19 @@ type BytesLoader interface {
 // which xrl's reading converts to its current form) is timed as the model
 // read from it.
 func (f ModelFile) Load(be Backend) (Session, error) {
+	s, _, err := f.load(be)
+	return s, err
+}
+
+// load is Load, reporting whether the session runs the file as given.
+func (f ModelFile) load(be Backend) (s Session, fromFile bool, err error) {
 	if bl, ok := be.(BytesLoader); ok && f.File != nil {
 		if s, err := bl.LoadONNX(f.File, f.Model); err == nil {
-			return s, nil
+			return s, true, nil
 		}
 	}
-	return be.Load(f.Model)
+	s, err = be.Load(f.Model)
+	return s, false, err
 }
 
 // CompareModelFiles loads a and b in be and compares them interleaved on

@@ -476,10 +476,11 @@ func (s *turnSession) Close() error { return nil }
 // TestPairsTakeTurns compares three session pairs of models 1 ms and
 // 0.8 ms a run whose first two runs after another pair's are three times
 // as slow, in blocks of 2 runs. After the warm-up (one unit a pair), the
-// pairs take turns of pairTurnBlocks blocks in order, each turn starting
-// with turnWarmUnits untimed units, so that no timed run is cold: the
-// figures are exact, up to the 90th percentile. The first look comes only
-// once every pair has had its turn.
+// pairs take turns in order, each of the same whole number of blocks
+// (those of pairTurnSpan: several here) after turnWarmUnits untimed
+// units, so that no timed run is cold: the figures are exact, up to the
+// 90th percentile. The first look comes only once every pair has had its
+// turn.
 func TestPairsTakeTurns(t *testing.T) {
 	log := &turnLog{clock: useFakeClock(t)}
 	const pairs = 3
@@ -499,12 +500,15 @@ func TestPairsTakeTurns(t *testing.T) {
 	if cmp.A.P90 != time.Millisecond || cmp.B.P90 != 800*time.Microsecond || cmp.Ratio != 0.8 {
 		t.Errorf("cold runs were timed: 90th percentiles %v and %v, ratio %v; want 1ms, 800µs, 0.8", cmp.A.P90, cmp.B.P90, cmp.Ratio)
 	}
-	turnUnits := opts.BlockRuns / bootstrapUnit * pairTurnBlocks
-	if cmp.Looks < 1 || cmp.Pairs < pairs*turnUnits*bootstrapUnit {
-		t.Errorf("looked after %d pairs of runs, before each of %d session pairs had a turn of %d units", cmp.Pairs, pairs, turnUnits)
-	}
 	timed := log.pairs[opts.Warmup*pairs*2:]
-	turn := 2 * bootstrapUnit * (turnWarmUnits + turnUnits)
+	turn := 0 // runs of a turn, untimed ones included: those of the first
+	for turn < len(timed) && timed[turn] == timed[0] {
+		turn++
+	}
+	warm, block := 2*bootstrapUnit*turnWarmUnits, 2*opts.BlockRuns
+	if blocks := (turn - warm) / block; turn == len(timed) || blocks < 2 || warm+blocks*block != turn {
+		t.Fatalf("a turn of %d runs: want %d untimed and two or more blocks of %d", turn, warm, block)
+	}
 	for i, start := 0, 0; start < len(timed); i, start = i+1, start+turn {
 		seg := timed[start:min(start+turn, len(timed))]
 		for _, p := range seg {
@@ -513,22 +517,26 @@ func TestPairsTakeTurns(t *testing.T) {
 			}
 		}
 	}
-	warm := 2 * bootstrapUnit * turnWarmUnits
 	if want := len(timed)/turn*(turn-warm) + max(0, len(timed)%turn-warm); want != 2*cmp.Pairs {
 		t.Errorf("%d runs after the warm-up, %d timed; want %d timed", len(timed), 2*cmp.Pairs, want)
 	}
+	if cmp.Looks < 1 || 2*cmp.Pairs < pairs*(turn-warm) {
+		t.Errorf("looked after %d pairs of runs, before each of %d session pairs had a turn of %d", cmp.Pairs, pairs, turn-warm)
+	}
 }
 
-// orderSession appends its name to a shared log at every run of 1 ms.
+// orderSession appends its name to a shared log at every run, of 1 ms
+// or d.
 type orderSession struct {
 	clock *fakeClock
 	name  byte
 	log   *[]byte
+	d     time.Duration
 }
 
 func (s *orderSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
 	*s.log = append(*s.log, s.name)
-	s.clock.t = s.clock.t.Add(time.Millisecond)
+	s.clock.t = s.clock.t.Add(max(s.d, time.Millisecond))
 	return nil, nil
 }
 
@@ -565,6 +573,87 @@ func TestRunOrder(t *testing.T) {
 		}
 		if got := string(log[skip : skip+len(c.want)]); got != c.want {
 			t.Errorf("%d pairs: timed runs start %s, want %s", c.pairs, got, c.want)
+		}
+	}
+}
+
+// TestSlowWarmUp: a settling comparison warms sessions whose runs take
+// slowWarmRun or more up with one ABBA unit, faster ones with Warmup
+// units; settling (two blocks on these steady fake sessions) follows
+// either way.
+func TestSlowWarmUp(t *testing.T) {
+	untimed := func(d time.Duration) int {
+		clock := useFakeClock(t)
+		var log []byte
+		a := &orderSession{clock: clock, name: 'A', log: &log, d: d}
+		b := &orderSession{clock: clock, name: 'B', log: &log, d: d}
+		opts := MeasureOptions{Warmup: 3, Settle: true, BlockRuns: 2, Runs: 8, MaxRuns: 2 * minCompareBlocks, MaxTime: time.Hour}
+		cmp, err := Compare(a, b, nil, nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(log) - 2*cmp.Pairs
+	}
+	fast, slow := untimed(slowWarmRun/2), untimed(2*slowWarmRun)
+	if fast-slow != 2*bootstrapUnit {
+		t.Errorf("untimed runs: %d at %v a run, %d at %v; want two ABBA units (%d runs) fewer for the slow one",
+			fast, slowWarmRun/2, slow, 2*slowWarmRun, 2*bootstrapUnit)
+	}
+}
+
+func TestTimeCap(t *testing.T) {
+	s := time.Second
+	for _, c := range []struct {
+		capBlocks, blocks int
+		elapsed, maxTime  time.Duration
+		want              int
+	}{
+		{1000, 9, 6 * s, 10 * s, 15},          // 0.67 s a block: 15 fit in 10 s
+		{1000, 12, 1 * s, 10 * s, 120},        // fast blocks: 120
+		{100, 12, 1 * s, 10 * s, 100},         // the runs' cap is lower
+		{1000, 12, 12 * s, 10 * s, 12},        // past the time already: this look's blocks
+		{1000, 12, 0, 10 * s, 1000},           // no time measured
+		{1000, 12, time.Millisecond, 0, 1000}, // no time cap
+	} {
+		if got := timeCap(c.capBlocks, c.blocks, c.elapsed, c.maxTime); got != c.want {
+			t.Errorf("timeCap(%d, %d, %v, %v) = %d, want %d", c.capBlocks, c.blocks, c.elapsed, c.maxTime, got, c.want)
+		}
+	}
+}
+
+// TestLooksWithinMaxTime: equal models of 175 ms a run whose runs spread
+// too much for a verdict, blocks of 2 runs; the first look comes after 9
+// blocks (6 s), and the looks after it are spread over what fits in the
+// 10 s cap, not towards the 1,000-block cap (which gave two looks).
+func TestLooksWithinMaxTime(t *testing.T) {
+	clock := useFakeClock(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	a := &sleepSession{clock: clock, d: 175 * time.Millisecond, jitter: 0.5, r: r}
+	b := &sleepSession{clock: clock, d: 175 * time.Millisecond, jitter: 0.5, r: r}
+	cmp, err := Compare(a, b, nil, nil, MeasureOptions{Warmup: 1, BlockRuns: 2, Runs: 1, MaxTime: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmp.Verdict != Undecided || cmp.Looks < 4 || cmp.Elapsed > 11*time.Second {
+		t.Errorf("want undecided after 4 looks or more within about 10 s; got %v after %v", cmp, cmp.Elapsed)
+	}
+}
+
+func TestTurnBlocks(t *testing.T) {
+	us := time.Microsecond
+	for _, c := range []struct {
+		pairs, k int
+		run      time.Duration
+		want     int
+	}{
+		{1, 8, 500 * us, 1},   // one pair: its turn never ends
+		{8, 8, 500 * us, 4},   // deit_timm: blocks of 8 ms, four in 32 ms
+		{8, 8, 80 * us, 25},   // vit_tiny: blocks of 1.3 ms
+		{8, 8, 18000 * us, 1}, // a batch-8 shape of a sweep: one block
+		{8, 8, 0, 1},          // run time unknown
+	} {
+		if got := turnBlocks(c.pairs, c.k, c.run); got != c.want {
+			t.Errorf("turnBlocks(%d, %d, %v) = %d, want %d", c.pairs, c.k, c.run, got, c.want)
 		}
 	}
 }

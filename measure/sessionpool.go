@@ -91,17 +91,27 @@ func (p *SessionPool) Close() error {
 }
 
 // take removes and returns an idle session of m on b, nil when there is
-// none.
-func (p *SessionPool) take(b *pooledBackend, m *graph.Model) Session {
+// none: one loaded for m, or from the file m was read from (SetFile),
+// whichever model that file was loaded for. The bound original and the
+// original as declared are read from one file; a session of the file runs
+// either.
+func (p *SessionPool) take(b *pooledBackend, m *graph.Model) *pooledSession {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	f := p.files[m]
 	for i, s := range p.idle {
-		if s.be == b && s.m == m {
+		if s.be == b && (s.m == m || sameFile(s.file, f)) {
 			p.idle = append(p.idle[:i], p.idle[i+1:]...)
-			return s.s
+			return s
 		}
 	}
 	return nil
+}
+
+// sameFile reports whether a and b are one file's data (the same bytes
+// in memory, not merely equal ones).
+func sameFile(a, b []byte) bool {
+	return len(a) > 0 && len(a) == len(b) && &a[0] == &b[0]
 }
 
 // give returns s to the idle list, closing the oldest idle session when
@@ -149,13 +159,17 @@ func (b *pooledBackend) Unwrap() Backend { return b.be }
 // when the pool knows it and the backend loads files (see ModelFile.Load).
 func (b *pooledBackend) Load(m *graph.Model) (Session, error) {
 	if s := b.pool.take(b, m); s != nil {
-		return b.lend(m, s), nil
+		return b.lend(m, s.s, s.file), nil
 	}
-	s, err := ModelFile{Model: m, File: b.pool.file(m)}.Load(b.be)
+	file := b.pool.file(m)
+	s, fromFile, err := ModelFile{Model: m, File: file}.load(b.be)
 	if err != nil {
 		return nil, err
 	}
-	return b.lend(m, s), nil
+	if !fromFile {
+		file = nil
+	}
+	return b.lend(m, s, file), nil
 }
 
 // LoadONNX is Load for m read from data; it makes data m's file in the
@@ -169,15 +183,18 @@ func (b *pooledBackend) LoadONNX(data []byte, m *graph.Model) (Session, error) {
 	return b.Load(m)
 }
 
-func (b *pooledBackend) lend(m *graph.Model, s Session) Session {
-	return &pooledSession{be: b, m: m, s: s}
+func (b *pooledBackend) lend(m *graph.Model, s Session, file []byte) Session {
+	return &pooledSession{be: b, m: m, s: s, file: file}
 }
 
 // pooledSession is a session lent by a pool: closing it returns it.
 type pooledSession struct {
-	be       *pooledBackend
-	m        *graph.Model
-	s        Session
+	be *pooledBackend
+	m  *graph.Model
+	s  Session
+	// file is the ONNX data the session was loaded from as it is; nil
+	// when it was loaded from m.
+	file     []byte
 	returned bool
 }
 
@@ -213,5 +230,5 @@ func (s *pooledSession) Close() error {
 		return nil
 	}
 	s.returned = true
-	return s.be.pool.give(&pooledSession{be: s.be, m: s.m, s: s.s})
+	return s.be.pool.give(&pooledSession{be: s.be, m: s.m, s: s.s, file: s.file})
 }

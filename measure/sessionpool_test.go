@@ -1,6 +1,8 @@
 package measure
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -72,6 +74,62 @@ func TestSessionPool(t *testing.T) {
 			if be.closes != be.loads {
 				t.Fatalf("after the pool closed: %d of %d sessions closed", be.closes, be.loads)
 			}
+		})
+	}
+}
+
+// fileCountingBackend is a countingBackend that loads files (BytesLoader),
+// refusing them when refuse is set (as ONNX Runtime refuses an old
+// opset's kernel), and counts those loads apart.
+type fileCountingBackend struct {
+	countingBackend
+	fileLoads int
+	refuse    bool
+}
+
+func (b *fileCountingBackend) LoadONNX([]byte, *graph.Model) (Session, error) {
+	if b.refuse {
+		return nil, errors.New("refused")
+	}
+	b.fileLoads++
+	return countedSession{&b.countingBackend}, nil
+}
+
+// TestSessionPoolSharesAFile: two models read from one file (the bound
+// original and the original as declared) share a session loaded from
+// that file; equal bytes elsewhere in memory are another file, and a
+// file the backend refused, loaded from its model instead, is not shared.
+func TestSessionPoolSharesAFile(t *testing.T) {
+	data := []byte("onnx bytes")
+	copied := slices.Clone(data)
+	for _, c := range []struct {
+		name              string
+		second            []byte
+		refuse            bool
+		fileLoads, models int
+	}{
+		{"one file", data, false, 1, 0},
+		{"equal bytes, another file", copied, false, 2, 0},
+		{"the file refused", data, true, 0, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			be := &fileCountingBackend{refuse: c.refuse}
+			p := NewSessionPool(4)
+			bound, declared := &graph.Model{}, &graph.Model{}
+			p.SetFile(bound, data)
+			p.SetFile(declared, c.second)
+			pb := p.wrap("file", be)
+			for _, m := range []*graph.Model{bound, declared, bound} {
+				s, err := pb.Load(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Close()
+			}
+			if be.fileLoads != c.fileLoads || be.loads != c.models {
+				t.Errorf("%d loads of the file, %d of the models; want %d and %d", be.fileLoads, be.loads, c.fileLoads, c.models)
+			}
+			p.Close()
 		})
 	}
 }

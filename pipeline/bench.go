@@ -48,7 +48,7 @@ func (s *Start) bench(m Measurement, seed uint64) (measure.Backend, map[string]*
 // load, and verification, the measured passes and never-slower load the
 // same few models. src, when not empty, is the file the original was read
 // from: ONNX Runtime then loads the original as that file, for
-// verification too, as never-slower times it. The caller closes the
+// verification too (at every shape), as never-slower times it. The caller closes the
 // returned pool when the run is over.
 func (s *Start) UseSessionPool(src string) (*measure.SessionPool, error) {
 	p := measure.NewSessionPool(sessionPoolIdle)
@@ -58,6 +58,11 @@ func (s *Start) UseSessionPool(src string) (*measure.SessionPool, error) {
 			return nil, err
 		}
 		p.SetFile(s.Orig, data)
+		if s.Declared != nil {
+			// The declared original (the other shapes' reference) is
+			// read from the same file: one session of it serves both.
+			p.SetFile(s.Declared, data)
+		}
 	}
 	s.sessions = p
 	return p, nil

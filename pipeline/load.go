@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/xrl-dev/xrl/executor"
@@ -144,6 +145,11 @@ type Start struct {
 	// Inputs are the user's own input sets (inputs.Read): the written
 	// model is verified on them too (VerifyInputs).
 	Inputs []inputs.Set
+	// writable holds the model Writable made of each model, so that the
+	// verification at other shapes, never-slower and the sweep time one
+	// model, and a run's session pool loads it once.
+	writable   map[*graph.Model]*graph.Model
+	writableMu sync.Mutex
 }
 
 // Prepare loads and binds the model at path, builds the rule engine

@@ -71,11 +71,28 @@ func (it *Interface) Dynamic() bool { return it != nil && len(it.Symbols) > 0 }
 
 // Writable returns m as it is written: when s keeps the original's
 // interface, a copy whose inputs and outputs declare the original's shapes
-// (symbolic dimensions by their names); m itself when s is specialised.
+// (symbolic dimensions by their names), the same copy at every call for
+// one m; m itself when s is specialised. Callers do not change it.
 func (s *Start) Writable(m *graph.Model) *graph.Model {
 	if !s.Interface.Dynamic() {
 		return m
 	}
+	s.writableMu.Lock()
+	defer s.writableMu.Unlock()
+	if w, ok := s.writable[m]; ok {
+		return w
+	}
+	if s.writable == nil {
+		s.writable = map[*graph.Model]*graph.Model{}
+	}
+	w := s.declare(m)
+	s.writable[m] = w
+	return w
+}
+
+// declare returns a copy of m declaring the original's inputs and
+// outputs (Writable, made once for each model).
+func (s *Start) declare(m *graph.Model) *graph.Model {
 	c := *m
 	c.Graph = m.Graph.Clone()
 	redeclare := func(vs []*graph.Value, decl map[string]graph.Shape) {

@@ -79,6 +79,11 @@ func TestDynamicStartKeepsTheInterface(t *testing.T) {
 	if shapeOps == 0 {
 		t.Errorf("folding removed every Shape node: the start graph is frozen to 1x128")
 	}
+	// One copy for one model: verification, never-slower and the sweep
+	// time it, and a run's session pool loads it once.
+	if w := s.Writable(s.Model); w == s.Model || w != s.Writable(s.Model) || w == s.Writable(s.Orig) {
+		t.Errorf("Writable: want one copy for each model, made once")
+	}
 	written, err := onnx.Decode(mustEncode(t, s.Writable(s.Model)), onnx.DecodeOptions{})
 	if err != nil {
 		t.Fatal(err)
