@@ -77,7 +77,8 @@ rtol, rtol = --tolerance, default 1e-4, float32-appropriate; on the Go executor 
 it implements every op, and on ONNX Runtime when installed), and only then written,
 atomically: the optimised graph only when it is shown faster than the original in
 ONNX Runtime (a sequential test, interleaved, of the ratio of median latencies: the
-99% interval of after/before lies below 1), otherwise the folded model under the same
+99% interval of the speedup starts at least 1% above 1, 3% for a model under a
+millisecond, what separate sessions time such models apart), otherwise the folded model under the same
 rule, otherwise the original file copied byte for byte, as the report says; the speedup
 printed is that ratio of medians, with the medians it is made of. Each comparison
 stops at the first clear interval; one still undecided after --max-time keeps the
