@@ -302,11 +302,14 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			c.Verdict = NotSlower
 		}
 		inflation = c.Inflation
-		if gain := minGain(opts.MinGain, len(as)); gain > 0 && c.Verdict == Undecided && c.RatioLo*(1+gain) > 1 {
+		// A faster B that does not yet show the gain asked for is, for
+		// the caller, not decided.
+		short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, len(as)))
+		if gain := minGain(opts.MinGain, len(as)); gain > 0 && (c.Verdict == Undecided || short) && c.RatioLo*(1+gain) > 1 {
 			c.SmallGain = true
 			return c, nil
 		}
-		if last || c.Verdict != Undecided && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
+		if last || c.Verdict != Undecided && !short && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
 			return c, nil
 		}
 	}
@@ -394,6 +397,12 @@ func medianRatio(a, b []time.Duration) float64 {
 		return 1
 	}
 	return float64(mb) / float64(ma)
+}
+
+// showsGain reports whether the low end of the speedup's interval is at
+// least 1+m (always, for m = 0).
+func (c Comparison) showsGain(m float64) bool {
+	return m <= 0 || c.RatioHi*(1+m) <= 1
 }
 
 // resolved reports whether the interval lies within ±r of the ratio,

@@ -67,9 +67,11 @@ const (
 // DecideNotSlower implements "never slower": it times the optimised model
 // against the original (its file when be can load one, see ModelFile),
 // interleaved in be on the same inputs (Compare's sequential test), and
-// chooses it only when the test shows it faster:
-// the 99% confidence interval of its latency ratio after/before, a ratio
-// of medians, lies wholly below 1. Otherwise it tests the folded model
+// chooses it only when the test shows it faster by a margin: the 99%
+// confidence interval of its speedup, a ratio of medians, starts at least
+// SingleGainMargin above 1 (ShortGainMargin over several session pairs;
+// see shownFaster), a faster model being timed on until it does or the
+// cap comes (MeasureOptions.GainMargin). Otherwise it tests the folded model
 // (nil: none) the same way and chooses it under the same rule, else the
 // original (the folded model timed for at most FoldedMaxTime, within
 // what is left of opts.MaxTime). An
@@ -79,6 +81,8 @@ const (
 // rewrite was applied), so it is measured once.
 func DecideNotSlower(be Backend, orig ModelFile, folded, optimised *graph.Model, sameAsFolded bool, in map[string]*graph.Tensor, opts MeasureOptions) (Decision, error) {
 	var d Decision
+	// Time a faster model on until it shows the gain it is written for.
+	opts.GainMargin = max(opts.GainMargin, SingleGainMargin)
 	c, err := CompareModelFiles(be, orig, ModelFile{Model: optimised}, in, in, opts)
 	if err != nil {
 		return d, fmt.Errorf("timing the optimised model: %w", err)
@@ -144,11 +148,7 @@ const SingleGainMargin = 0.01
 // verdict Faster and the low end of its speedup's interval at least 1 +
 // SingleGainMargin, or 1 + ShortGainMargin over several session pairs.
 func shownFaster(c Comparison) bool {
-	if c.Verdict != Faster {
-		return false
-	}
-	lo, _ := c.SpeedupCI()
-	return lo >= 1+gainMargin(c)
+	return c.Verdict == Faster && c.showsGain(gainMargin(c))
 }
 
 // gainMargin returns the least gain, at the low end of c's interval, for

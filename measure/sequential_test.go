@@ -657,3 +657,27 @@ func TestTurnBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestGainMarginTimesOn: B 2.5% faster on a noisy host. The plain test
+// stops at the first look showing it faster, its interval then starting
+// under 1% above 1; asked for a 1% gain (GainMargin), it times on until
+// the interval shows that gain.
+func TestGainMarginTimesOn(t *testing.T) {
+	run := func(margin float64) Comparison {
+		a, b := hostPair(newHost(t, 31, 0.06), time.Millisecond, 1/1.025)
+		opts := seqOpts
+		opts.GainMargin = margin
+		c, err := Compare(a, b, nil, nil, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	plain, margin := run(0), run(0.01)
+	if plain.Verdict != Faster || plain.showsGain(0.01) {
+		t.Fatalf("the plain test should stop faster with its interval starting under 1.01: %v", plain)
+	}
+	if margin.Verdict != Faster || !margin.showsGain(0.01) || margin.Looks <= plain.Looks {
+		t.Errorf("want faster by 1%% at least, after more than %d looks; got %v", plain.Looks, margin)
+	}
+}
