@@ -98,6 +98,20 @@ func newHost(t *testing.T, seed uint64, spread float64) *host {
 	return &host{clock: useFakeClock(t), r: rand.New(rand.NewPCG(seed, 17)), slow: 1, drift: 0.005, spread: spread, spike: 0.1}
 }
 
+// compareOnHost compares sessions of 1 ms and factor ms a run on a host
+// of seed and run-to-run spread, with seqOpts changed by set.
+func compareOnHost(t *testing.T, seed uint64, spread, factor float64, set func(*MeasureOptions)) Comparison {
+	t.Helper()
+	a, b := hostPair(newHost(t, seed, spread), time.Millisecond, factor)
+	opts := seqOpts
+	set(&opts)
+	c, err := Compare(a, b, nil, nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // seqOpts are the options of the synthetic comparisons: no settling (the
 // fake sessions need none) and no least time.
 var seqOpts = MeasureOptions{Warmup: 1, BlockRuns: 8, MaxTime: time.Hour}
@@ -208,14 +222,7 @@ func TestSequentialSmallGain(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			run := func(minGain float64) Comparison {
-				a, b := hostPair(newHost(t, uint64(40+i), 0.03), time.Millisecond, c.factor)
-				opts := seqOpts
-				opts.MinGain = minGain
-				cmp, err := Compare(a, b, nil, nil, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return cmp
+				return compareOnHost(t, uint64(40+i), 0.03, c.factor, func(o *MeasureOptions) { o.MinGain = minGain })
 			}
 			cmp, without := run(0.01), run(0)
 			if cmp.Verdict != c.want || cmp.SmallGain != c.smallGain {
@@ -409,14 +416,7 @@ func TestResolutionTime(t *testing.T) {
 // one waiting for an interval wholly below 1, and never says slower.
 func TestStopNotSlower(t *testing.T) {
 	run := func(stop bool) Comparison {
-		a, b := hostPair(newHost(t, 21, 0.03), time.Millisecond, 0.995)
-		opts := seqOpts
-		opts.StopNotSlower = stop
-		c, err := Compare(a, b, nil, nil, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return compareOnHost(t, 21, 0.03, 0.995, func(o *MeasureOptions) { o.StopNotSlower = stop })
 	}
 	plain, stop := run(false), run(true)
 	if stop.Verdict != NotSlower || stop.Looks >= plain.Looks || stop.RatioHi > 1.01 {
@@ -664,14 +664,7 @@ func TestTurnBlocks(t *testing.T) {
 // the interval shows that gain.
 func TestGainMarginTimesOn(t *testing.T) {
 	run := func(margin float64) Comparison {
-		a, b := hostPair(newHost(t, 31, 0.06), time.Millisecond, 1/1.025)
-		opts := seqOpts
-		opts.GainMargin = margin
-		c, err := Compare(a, b, nil, nil, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return compareOnHost(t, 31, 0.06, 1/1.025, func(o *MeasureOptions) { o.GainMargin = margin })
 	}
 	plain, margin := run(0), run(0.01)
 	if plain.Verdict != Faster || plain.showsGain(0.01) {
