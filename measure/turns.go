@@ -1,0 +1,70 @@
+package measure
+
+import "time"
+
+// Session pairs take turns of as many blocks as last pairTurnSpan (at
+// least one), and the first turnWarmUnits ABBA units of a turn are not
+// timed; within a turn, each block runs one model's BlockRuns runs in a
+// row, then the other's, as the independent check does
+// (scripts/check-speedup) and as a user calls one model again and again.
+// On sub-millisecond models, how the runs are ordered moved the figures
+// more than their noise:
+//   - pairs taking turns a block at a time ran each session cold, its
+//     caches holding the other pairs' weights and buffers: deit_timm's
+//     written model, 1.21-1.29x in the check, read 1.31-1.35x that way,
+//     1.27-1.28x in turns of four or eight blocks (35-70 ms) each started
+//     by an untimed unit;
+//   - runs alternated one by one charge each model the other's cache
+//     footprint, most the faster one: vit_tiny's written model, 1.516x in
+//     the check, read 1.437-1.441x run by run, 1.506-1.510x in blocks in
+//     a row (docs/perf.md, "Session pairs in turns, blocks in a row").
+//
+// A turn's length is set in time, since the first look waits for every
+// pair's turn: a shape sweep times every shape on the pairs loaded for
+// its smallest, and HF BERT at batch 8 (18 ms a run) waited 32 blocks,
+// 9 s, in turns of four.
+//
+// The runs of a block in a row share what the machine did while that
+// model ran, so the bootstrap resamples blocks, within pairs. A single
+// pair (models of a millisecond and more, where the cache footprint is a
+// small part of a run) keeps the run-by-run ABBA order, whose units the
+// bootstrap takes as independent: on a fake host with slow spells of one
+// model, blocks in a row were told apart 3.3% of the time against 1.25%.
+const (
+	pairTurnSpan  = 32 * time.Millisecond
+	turnWarmUnits = 1
+)
+
+// turnBlocks returns the blocks of a session pair's turn over pairs
+// pairs, in blocks of k runs of each model taking about run each: those
+// that fit in pairTurnSpan, at least 1; 1 for a single pair (whose turn
+// never ends) or an unknown run time.
+func turnBlocks(pairs, k int, run time.Duration) int {
+	if pairs <= 1 || k <= 0 || run <= 0 {
+		return 1
+	}
+	return max(1, int(pairTurnSpan/(time.Duration(2*k)*run)))
+}
+
+// timeCap returns the block cap the looks are spread up to, given the
+// runs' cap capBlocks and that blocks blocks took elapsed of maxTime: the
+// blocks that fit in maxTime at that pace, when fewer (at least blocks).
+// A look schedule growing towards the 1,000-block cap placed the second
+// look of ViT-B/16's batch-2 sweep (blocks of 0.7 s, first look after 9)
+// at 18 blocks, past its 10 s cap: it had two looks, the first and the
+// one forced at the cap, where spreading them to 14 blocks gives it six.
+func timeCap(capBlocks, blocks int, elapsed, maxTime time.Duration) int {
+	if elapsed <= 0 || maxTime <= 0 {
+		return capBlocks
+	}
+	byTime := int(float64(blocks) * float64(maxTime) / float64(elapsed))
+	return min(capBlocks, max(blocks, byTime))
+}
+
+// slowWarmRun is the run time from which a comparison that settles warms
+// each session pair up with one ABBA unit instead of MeasureOptions.Warmup,
+// settling then going on until the runs stop getting faster. ViT-B/16
+// (90 ms a run) spent 0.5 s of each comparison at batch 1, and 1.1 s at
+// batch 2, on the two more units, its sessions having just run in
+// verification or the comparison before.
+const slowWarmRun = blockSpan / 4
