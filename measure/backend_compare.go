@@ -169,7 +169,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 // ComparePairs is Compare over several sessions of each model: the pairs
 // (as[i], bs[i]) take turns of blocks (pairTurnSpan), each turn starting
 // with turnWarmUnits untimed units, and the interval's bootstrap
-// resamples the pairs before the units of each, so that it covers how far
+// resamples the pairs before the blocks of each, so that it covers how far
 // one session of a model can stray from another (see SessionPairs). The
 // first look waits until every pair has had its turn. as and bs must be
 // of one length, at least 1.
@@ -195,11 +195,15 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		return second()
 	}
+	// One session pair alternates its models run by run; several (a model
+	// under ShortLatency, see SessionPairs) run blocks in a row, and the
+	// bootstrap resamples those blocks (see pairTurnSpan).
+	inRow := len(as) > 1
 	// block times a block of BlockRuns runs of each model on session pair
-	// p: run by run in ABBA units, A first (order 0) or B first (order
-	// 1); or, inRow, all of one model's runs, then all of the other's,
-	// run k of each paired.
-	block := func(p, order int, inRow bool, ra, rb *timedRuns) error {
+	// p: run by run in ABBA units; or, inRow, all of one model's runs,
+	// then all of the other's (A first for order 0, B first for 1), run k
+	// of each paired.
+	block := func(p, order int, ra, rb *timedRuns) error {
 		if !inRow {
 			for j := range opts.BlockRuns {
 				if err := unit(p, j%2, ra, rb); err != nil {
@@ -232,15 +236,12 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			break
 		}
 	}
-	opts.BlockRuns = blockRunsFor(opts.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
+	warmRun := Summarize(slices.Clone(scratch.wall)).Median
+	opts.BlockRuns = blockRunsFor(opts.BlockRuns, warmRun)
 	// Blocks hold whole ABBA units: an odd block gets one run more.
 	opts.BlockRuns += opts.BlockRuns % bootstrapUnit
 	perBlock := opts.BlockRuns / bootstrapUnit
-	turn := turnBlocks(len(as), opts.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
-	// One session pair alternates its models run by run; several (a model
-	// under ShortLatency, see SessionPairs) run blocks in a row, and the
-	// bootstrap resamples those blocks (see pairTurnSpan).
-	inRow := len(as) > 1
+	turn := turnBlocks(len(as), opts.BlockRuns, warmRun)
 	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
 	if inRow {
 		lay = layout{unit: opts.BlockRuns, pairs: len(as), turn: turn}
@@ -267,7 +268,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	start := now()
 	for blk := 0; ; blk++ {
 		p := pairOf(blk, turn, len(as))
-		if len(as) > 1 && blk%turn == 0 {
+		if inRow && blk%turn == 0 {
 			// A pair's turn starts with untimed runs: the other pairs'
 			// runs since its last turn have left the caches cold.
 			for w := range bootstrapUnit * turnWarmUnits {
@@ -276,7 +277,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 				}
 			}
 		}
-		if err := block(p, blk%2, inRow, &ra, &rb); err != nil {
+		if err := block(p, blk%2, &ra, &rb); err != nil {
 			return Comparison{}, err
 		}
 		n := len(ra.wall)
@@ -453,10 +454,10 @@ func relMAD(sorted []float64, med float64) float64 {
 	return quantile(dev, 0.5) / med
 }
 
-// minGain returns the least gain a comparison over sessions pairs goes on
-// for, given MeasureOptions.MinGain least: at least ShortGainMargin over
-// several pairs, where DecideNotSlower writes nothing gaining less; 0
-// (none) when least is 0.
+// minGain returns the least gain a comparison over sessions pairs acts
+// on, given the least asked (MeasureOptions.MinGain or GainMargin): at
+// least ShortGainMargin over several pairs, where DecideNotSlower writes
+// nothing gaining less; 0 (none) when least is 0.
 func minGain(least float64, sessions int) float64 {
 	if least > 0 && sessions > 1 {
 		return max(least, ShortGainMargin)

@@ -42,3 +42,11 @@ func blockRunsFor(k int, run time.Duration) int {
 func enoughBlocks(blocks int, elapsed time.Duration) bool {
 	return blocks >= minCompareBlocks || blocks >= minSlowBlocks && elapsed >= slowFirstLook
 }
+
+// slowWarmRun is the run time from which a comparison that settles warms
+// each session pair up with one ABBA unit instead of MeasureOptions.Warmup,
+// settling then going on until the runs stop getting faster. ViT-B/16
+// (90 ms a run) spent 0.5 s of each comparison at batch 1, and 1.1 s at
+// batch 2, on the two more units, its sessions having just run in
+// verification or the comparison before.
+const slowWarmRun = blockSpan / 4

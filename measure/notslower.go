@@ -153,12 +153,7 @@ func shownFaster(c Comparison) bool {
 
 // gainMargin returns the least gain, at the low end of c's interval, for
 // which DecideNotSlower writes B.
-func gainMargin(c Comparison) float64 {
-	if c.Sessions > 1 {
-		return ShortGainMargin
-	}
-	return SingleGainMargin
-}
+func gainMargin(c Comparison) float64 { return minGain(SingleGainMargin, c.Sessions) }
 
 // speedupText formats a comparison's speedup, interval and verdict:
 // "speedup 1.232x, 99% CI 1.220-1.243, faster"; a faster model that

@@ -107,6 +107,21 @@ func (s *lookSchedule) due(blocks int, ready, final bool) (look, last bool) {
 	return true, final || blocks >= s.capBlocks || s.taken >= compareLooks
 }
 
+// timeCap returns the block cap the looks are spread up to, given the
+// runs' cap capBlocks and that blocks blocks took elapsed of maxTime: the
+// blocks that fit in maxTime at that pace, when fewer (at least blocks).
+// A look schedule growing towards the 1,000-block cap placed the second
+// look of ViT-B/16's batch-2 sweep (blocks of 0.7 s, first look after 9)
+// at 18 blocks, past its 10 s cap: it had two looks, the first and the
+// one forced at the cap, where spreading them to 14 blocks gives it six.
+func timeCap(capBlocks, blocks int, elapsed, maxTime time.Duration) int {
+	if elapsed <= 0 || maxTime <= 0 {
+		return capBlocks
+	}
+	byTime := int(float64(blocks) * float64(maxTime) / float64(elapsed))
+	return min(capBlocks, max(blocks, byTime))
+}
+
 // lookLevel is the two-sided error rate of one look's interval.
 const lookLevel = compareAlpha / compareLooks
 
@@ -214,13 +229,13 @@ func longRunInflation(a, b []time.Duration, lay layout) float64 {
 	}
 	if pairs > 1 {
 		sum, count := make([]float64, pairs), make([]float64, pairs)
+		of := make([]int, len(x))
 		for i, v := range x {
-			p := pairOf(i/lay.unit, lay.turn, pairs)
-			sum[p] += v
-			count[p]++
+			of[i] = pairOf(i/lay.unit, lay.turn, pairs)
+			sum[of[i]] += v
+			count[of[i]]++
 		}
-		for i := range x {
-			p := pairOf(i/lay.unit, lay.turn, pairs)
+		for i, p := range of {
 			x[i] -= sum[p] / count[p]
 		}
 	}

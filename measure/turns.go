@@ -45,26 +45,3 @@ func turnBlocks(pairs, k int, run time.Duration) int {
 	}
 	return max(1, int(pairTurnSpan/(time.Duration(2*k)*run)))
 }
-
-// timeCap returns the block cap the looks are spread up to, given the
-// runs' cap capBlocks and that blocks blocks took elapsed of maxTime: the
-// blocks that fit in maxTime at that pace, when fewer (at least blocks).
-// A look schedule growing towards the 1,000-block cap placed the second
-// look of ViT-B/16's batch-2 sweep (blocks of 0.7 s, first look after 9)
-// at 18 blocks, past its 10 s cap: it had two looks, the first and the
-// one forced at the cap, where spreading them to 14 blocks gives it six.
-func timeCap(capBlocks, blocks int, elapsed, maxTime time.Duration) int {
-	if elapsed <= 0 || maxTime <= 0 {
-		return capBlocks
-	}
-	byTime := int(float64(blocks) * float64(maxTime) / float64(elapsed))
-	return min(capBlocks, max(blocks, byTime))
-}
-
-// slowWarmRun is the run time from which a comparison that settles warms
-// each session pair up with one ABBA unit instead of MeasureOptions.Warmup,
-// settling then going on until the runs stop getting faster. ViT-B/16
-// (90 ms a run) spent 0.5 s of each comparison at batch 1, and 1.1 s at
-// batch 2, on the two more units, its sessions having just run in
-// verification or the comparison before.
-const slowWarmRun = blockSpan / 4
