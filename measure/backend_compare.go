@@ -299,21 +299,32 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		c := summarizeComparison(&ra, &rb, k, lay, sched.taken, opts.Precision, inflation)
 		c.Elapsed = elapsed
-		if opts.StopNotSlower && c.Verdict == Undecided && c.RatioHi <= 1+opts.Precision {
-			c.Verdict = NotSlower
-		}
 		inflation = c.Inflation
-		// A faster B that does not yet show the gain asked for is, for
-		// the caller, not decided.
-		short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, len(as)))
-		if gain := minGain(opts.MinGain, len(as)); gain > 0 && (c.Verdict == Undecided || short) && c.RatioLo*(1+gain) > 1 {
-			c.SmallGain = true
-			return c, nil
-		}
-		if last || c.Verdict != Undecided && !short && (c.Verdict != Faster || c.resolved(opts.Resolution) || elapsed >= opts.ResolutionTime) {
+		if opts.judge(&c) || last {
 			return c, nil
 		}
 	}
+}
+
+// judge applies the stopping rule to c, a look's figures (its Elapsed
+// and Sessions set), and reports whether the comparison stops there: at
+// a verdict (NotSlower, with StopNotSlower, set here), a Faster one once
+// it shows the gain asked for (GainMargin) and its interval is resolved
+// (Resolution, or ResolutionTime reached), or, with MinGain, undecided
+// once the interval shows B faster by less than that at most (SmallGain,
+// set here).
+func (opts MeasureOptions) judge(c *Comparison) bool {
+	if opts.StopNotSlower && c.Verdict == Undecided && c.RatioHi <= 1+opts.Precision {
+		c.Verdict = NotSlower
+	}
+	// A faster B that does not yet show the gain asked for is, for the
+	// caller, not decided.
+	short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, c.Sessions))
+	if gain := minGain(opts.MinGain, c.Sessions); gain > 0 && (c.Verdict == Undecided || short) && c.RatioLo*(1+gain) > 1 {
+		c.SmallGain = true
+		return true
+	}
+	return c.Verdict != Undecided && !short && (c.Verdict != Faster || c.resolved(opts.Resolution) || c.Elapsed >= opts.ResolutionTime)
 }
 
 // futilityBlocks is when a comparison with MeasureOptions.Futility set

@@ -112,24 +112,39 @@ func SessionPairs(be Backend, a, b ModelFile, inA map[string]*graph.Tensor) (as,
 
 // runsUnder reports whether s runs under d: the median of 9 runs after
 // 2 discarded ones. It stops as soon as 5 of the 9 fall on one side of
-// d, which decides the median: a model of 690 ms is run 7 times, not 11.
+// d, which decides the median, or when the first two timed runs both
+// take farOver times d: a model of 690 ms is run 4 times, not 11.
 func runsUnder(s Session, in map[string]*graph.Tensor, d time.Duration) (bool, error) {
-	under, over := 0, 0
+	under, over, far := 0, 0, 0
 	for i := 0; under < 5 && over < 5; i++ {
 		t0 := now()
 		if err := runForTiming(s, in); err != nil {
 			return false, err
 		}
+		took := now().Sub(t0)
 		switch {
 		case i < 2:
-		case now().Sub(t0) < d:
+		case took < d:
 			under++
 		default:
 			over++
+			if took >= farOver*d {
+				far++
+			}
+		}
+		if i == 3 && far == 2 {
+			return false, nil
 		}
 	}
 	return under == 5, nil
 }
+
+// farOver is how many times longer than the threshold runsUnder's first
+// two timed runs must both take to settle the question without more: a
+// model under the threshold would need two stalls of ten times its run
+// in a row. ViT-B/16's never-slower and sweep comparisons ran it 7 times
+// for this, 0.6 s at batch 1 and 1.2 s at batch 2.
+const farOver = 10
 
 // CloseAll closes every session of ss (those SessionPairs returns).
 func CloseAll(ss []Session) {
@@ -137,3 +152,29 @@ func CloseAll(ss []Session) {
 		s.Close()
 	}
 }
+
+// ProbeLatency loads m in be and returns the median of probeRuns runs on
+// in, after two discarded ones: a first reading of its latency, to plan
+// comparisons by (whether it runs under ShortLatency, how long a time cap
+// gives it enough runs).
+func ProbeLatency(be Backend, m ModelFile, in map[string]*graph.Tensor) (time.Duration, error) {
+	s, err := m.Load(be)
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	var runs []time.Duration
+	for i := range probeRuns + 2 {
+		t0 := now()
+		if err := runForTiming(s, in); err != nil {
+			return 0, err
+		}
+		if i >= 2 {
+			runs = append(runs, now().Sub(t0))
+		}
+	}
+	return Summarize(runs).Median, nil
+}
+
+// probeRuns is the number of runs ProbeLatency times.
+const probeRuns = 3

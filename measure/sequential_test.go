@@ -526,17 +526,18 @@ func TestPairsTakeTurns(t *testing.T) {
 }
 
 // orderSession appends its name to a shared log at every run, of 1 ms
-// or d.
+// or d, plus vary times the log's length modulo 5 (runs that differ).
 type orderSession struct {
 	clock *fakeClock
 	name  byte
 	log   *[]byte
 	d     time.Duration
+	vary  time.Duration
 }
 
 func (s *orderSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
 	*s.log = append(*s.log, s.name)
-	s.clock.t = s.clock.t.Add(max(s.d, time.Millisecond))
+	s.clock.t = s.clock.t.Add(max(s.d, time.Millisecond) + time.Duration(len(*s.log)%5)*s.vary)
 	return nil, nil
 }
 

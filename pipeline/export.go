@@ -59,6 +59,20 @@ func (s *Start) finishAtTuning(w io.Writer, best *graph.Graph, tol float64, seed
 
 // finishAtTuningOn is finishAtTuning verifying on the runtimes named.
 func (s *Start) finishAtTuningOn(w io.Writer, best *graph.Graph, tol float64, seed uint64, runtimes []string) (*graph.Model, error) {
+	out, err := s.finishGraph(w, best)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.verifyOn(w, s.Orig, out, tol, seed, runtimes); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// finishGraph returns best, its control-flow bodies rewritten
+// (OptimizeBodies, reported to w) and folded, as a model of the
+// original's: the model finishAtTuningOn verifies.
+func (s *Start) finishGraph(w io.Writer, best *graph.Graph) (*graph.Model, error) {
 	best, bst, err := OptimizeBodies(best, s.Engine)
 	if err != nil {
 		return nil, fmt.Errorf("rewriting control-flow bodies: %w", err)
@@ -70,9 +84,6 @@ func (s *Start) finishAtTuningOn(w io.Writer, best *graph.Graph, tol float64, se
 	}
 	out := *s.Orig
 	out.Graph = folded
-	if err := s.verifyOn(w, s.Orig, &out, tol, seed, runtimes); err != nil {
-		return nil, err
-	}
 	return &out, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/xrl-dev/xrl/executor"
@@ -50,90 +51,335 @@ var DefaultMeasuredPasses = []string{"prune-dead-rows", "ort-fusion-forms", "fus
 // result differs is reported and skipped. allowed, when not empty, limits
 // the passes to those it names (a --rules list). The trials made are
 // returned beside them.
+//
+// A model of ShortLatency or more has its trials timed together
+// (passTrials.joint): the results on both bases and out with the layout
+// passes, each against out in one interleaved run, the fastest of those
+// measurably faster kept; the layout passes are then tried on it as
+// above. A shorter model's trials run one after the other.
 func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) ([]*graph.Model, []PassTrial, error) {
 	named, err := PassesNamed(names)
 	if err != nil {
 		return nil, nil, fmt.Errorf("measured passes: %w", err)
 	}
-	var passes, layouts []rewrite.Pass
+	t := &passTrials{s: s, w: w, m: m, tol: tol, seed: seed, chain: []*graph.Model{out}, tried: map[graph.Hash]bool{}}
 	for _, p := range named {
 		switch {
 		case len(allowed) > 0 && !slices.Contains(allowed, p.Name):
 		case p.Layout:
-			layouts = append(layouts, p)
+			t.layouts = append(t.layouts, p)
 		default:
-			passes = append(passes, p)
+			t.passes = append(t.passes, p)
 		}
 	}
-	type base struct {
-		label string
-		g     *graph.Graph
-		note  string
-		// layout: the base is the model chosen so far, tried with the
-		// layout passes.
-		layout bool
-	}
-	bases := []base{{"the search's result", out.Graph, "", false}, {"the folded model", s.Model.Graph, "; the search's rewrites are not in it", false}}
+	bases := []trialBase{{"the search's result", out.Graph, ""}, {"the folded model", s.Model.Graph, "; the search's rewrites are not in it"}}
 	if s.Model.Graph.CanonicalHash() == out.Graph.CanonicalHash() {
 		bases = bases[:1]
 	}
-	if len(layouts) > 0 {
-		bases = append(bases, base{"the model chosen so far", nil, "", true})
-	}
-	chain := []*graph.Model{out}
-	var trials []PassTrial
-	tried := map[graph.Hash]bool{}
-	var latency time.Duration // the model chosen so far, as the last trial timed it
-	for _, base := range bases {
-		use := passes
-		if base.layout {
-			base.g, use = chain[len(chain)-1].Graph, layouts
-		}
-		g, applied := applyPasses(w, use, base.g, s.passCheck(seed))
-		if len(applied) == 0 {
-			continue
-		}
-		what := fmt.Sprintf("%s with %s", base.label, strings.Join(applied, ", "))
-		h := g.CanonicalHash()
-		if tried[h] {
-			// The passes made one graph of both bases: timed once.
-			fmt.Fprintf(w, "measured passes: %s is the graph tried before\n", what)
-			trials = append(trials, PassTrial{Base: base.label, Passes: applied, Outcome: "the graph tried before"})
-			continue
-		}
-		tried[h] = true
-		fmt.Fprintf(w, "measured passes: verifying %s and timing it against the model chosen so far\n", what)
-		cand, err := s.finishAtTuningOn(w, g, tol, seed, trialRuntimes())
-		if errors.Is(err, ErrNotEquivalent) {
-			fmt.Fprintf(w, "measured passes: %s left out: it did not verify\n", what)
-			trials = append(trials, PassTrial{Base: base.label, Passes: applied, Outcome: "did not verify"})
-			continue
-		}
+	var cands []*passCandidate
+	for _, b := range bases {
+		c, err := t.build(b, t.passes)
 		if err != nil {
 			return nil, nil, err
 		}
-		pm := passTrialMeasurement(m)
-		pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(latency))
-		c, err := s.compareOnBench(chain[len(chain)-1], cand, pm, seed)
-		if err != nil {
-			return nil, nil, fmt.Errorf("measured passes, %s: %w", what, err)
+		if c != nil {
+			cands = append(cands, c)
 		}
-		latency = c.A.Median
-		timing := newTiming(c)
-		trial := PassTrial{Base: base.label, Passes: applied, Timing: &timing}
-		line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond), c.Ratio, c.RatioLo, c.RatioHi)
-		if c.RatioHi < 1 {
-			fmt.Fprintf(w, "measured passes: %s kept: measurably faster (%s)%s\n", what, line, base.note)
-			trial.Kept, trial.Outcome = true, "measurably faster"
-			trials = append(trials, trial)
-			chain = append(chain, cand)
-			continue
-		}
-		fmt.Fprintf(w, "measured passes: %s left out: not measurably faster (%s)\n", what, line)
-		trial.Outcome = "not measurably faster"
-		trials = append(trials, trial)
 	}
-	return chain, trials, nil
+	// A model of ShortLatency or more times its trials together, with
+	// out with the layout passes among them (layoutCand).
+	joint := false
+	var layoutCand *passCandidate
+	if len(cands) > 1 || len(cands) == 1 && len(t.layouts) > 0 {
+		lat, err := t.probe(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.probed, joint = lat, lat >= jointTrialLatency
+	}
+	if joint && len(t.layouts) > 0 {
+		c, err := t.build(trialBase{label: "the model chosen so far"}, t.layouts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c == nil {
+			// The layout passes change nothing on out, or make a graph
+			// tried already: not tried on it again.
+			c = &passCandidate{}
+		} else {
+			cands = append(cands, c)
+		}
+		layoutCand = c
+	}
+	if joint && len(cands) > 1 {
+		t.preload(cands)
+	}
+	var verified []*passCandidate
+	for _, c := range cands {
+		ok, err := t.verify(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			verified = append(verified, c)
+		}
+	}
+	if joint && len(verified) > 1 {
+		if err := t.joint(verified); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		for _, c := range verified {
+			if err := t.one(c); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if len(t.layouts) > 0 && (layoutCand == nil || t.chosen() != out && t.chosen() != layoutCand.model) {
+		// The layout passes on the model chosen, unless tried on it
+		// already.
+		c, err := t.build(trialBase{label: "the model chosen so far"}, t.layouts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if c != nil {
+			ok, err := t.verify(c)
+			if err != nil {
+				return nil, nil, err
+			}
+			if ok {
+				if err := t.one(c); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+	}
+	return t.chain, t.trials, nil
+}
+
+// jointTrialLatency is the latency from which MeasuredPasses times its
+// trials together: measure.ShortLatency, under which a comparison runs
+// over several session pairs (measure.SessionPairs), which
+// measure.CompareMany does not. A variable for tests.
+var jointTrialLatency = measure.ShortLatency
+
+// trialBase is a graph the measured passes apply to: label names it in
+// the report, note is said when a result of it is kept; a nil graph is
+// the model chosen so far.
+type trialBase struct {
+	label string
+	g     *graph.Graph
+	note  string
+}
+
+// passCandidate is a measured pass's result, verified at the tuning
+// shape, waiting to be timed.
+type passCandidate struct {
+	base    trialBase
+	applied []string
+	what    string
+	model   *graph.Model
+}
+
+// passTrials is the state of one MeasuredPasses call: the models chosen
+// in turn, the trials made, the graphs tried and, once timed, the
+// latency of the model chosen so far.
+type passTrials struct {
+	s               *Start
+	w               io.Writer
+	m               Measurement
+	tol             float64
+	seed            uint64
+	passes, layouts []rewrite.Pass
+	chain           []*graph.Model
+	trials          []PassTrial
+	tried           map[graph.Hash]bool
+	// latency is the model chosen so far's, as the last trial timed it
+	// (0 before the first); probed is a first reading of out's.
+	latency, probed time.Duration
+}
+
+// chosen returns the model chosen so far.
+func (t *passTrials) chosen() *graph.Model { return t.chain[len(t.chain)-1] }
+
+// build applies passes to b's graph (the model chosen so far when it
+// has none) and folds the result; it returns nil, the trial recorded
+// when there is one, when the passes change nothing or make a graph tried
+// before.
+func (t *passTrials) build(b trialBase, passes []rewrite.Pass) (*passCandidate, error) {
+	if b.g == nil {
+		b.g = t.chosen().Graph
+	}
+	g, applied := applyPasses(t.w, passes, b.g, t.s.passCheck(t.seed))
+	if len(applied) == 0 {
+		return nil, nil
+	}
+	what := fmt.Sprintf("%s with %s", b.label, strings.Join(applied, ", "))
+	h := g.CanonicalHash()
+	if t.tried[h] {
+		// The passes made one graph of both bases: timed once.
+		fmt.Fprintf(t.w, "measured passes: %s is the graph tried before\n", what)
+		t.trials = append(t.trials, PassTrial{Base: b.label, Passes: applied, Outcome: "the graph tried before"})
+		return nil, nil
+	}
+	t.tried[h] = true
+	m, err := t.s.finishGraph(t.w, g)
+	if err != nil {
+		return nil, err
+	}
+	return &passCandidate{base: b, applied: applied, what: what, model: m}, nil
+}
+
+// verify checks c's model against the original at the tuning shape on
+// the trials' runtimes (trialRuntimes); false, the trial recorded, when
+// it does not compute the same function.
+func (t *passTrials) verify(c *passCandidate) (bool, error) {
+	fmt.Fprintf(t.w, "measured passes: verifying %s\n", c.what)
+	err := t.s.verifyOn(t.w, t.s.Orig, c.model, t.tol, t.seed, trialRuntimes())
+	if errors.Is(err, ErrNotEquivalent) {
+		fmt.Fprintf(t.w, "measured passes: %s left out: it did not verify\n", c.what)
+		t.trials = append(t.trials, PassTrial{Base: c.base.label, Passes: c.applied, Outcome: "did not verify"})
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// preload loads the candidates' sessions on the run's backend, two at a
+// time, and leaves them in the run's session pool for their verification
+// and timing: ONNX Runtime optimises a graph as it loads it on one core,
+// and ViT-B/16 took 0.5-0.7 s a load, two loads at once about as long.
+// Without a pool, or on an error, nothing is loaded: the verification
+// and the timing load what they need and report what fails.
+func (t *passTrials) preload(cands []*passCandidate) {
+	if t.s.sessions == nil {
+		return
+	}
+	be, _, err := t.s.bench(t.m, t.seed)
+	if err != nil {
+		return
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, preloadWorkers)
+	for _, c := range cands {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			if sess, err := be.Load(c.model); err == nil {
+				sess.Close()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// preloadWorkers is the number of sessions preload loads at once.
+const preloadWorkers = 2
+
+// probe returns a first reading of m's latency on the run's backend.
+func (t *passTrials) probe(m *graph.Model) (time.Duration, error) {
+	be, in, err := t.s.bench(t.m, t.seed)
+	if err != nil {
+		return 0, err
+	}
+	lat, err := measure.ProbeLatency(be, measure.ModelFile{Model: m}, in)
+	if err != nil {
+		return 0, fmt.Errorf("measured passes, timing the model chosen so far: %w", err)
+	}
+	return lat, nil
+}
+
+// one times c against the model chosen so far, which c replaces when it
+// is measurably faster.
+func (t *passTrials) one(c *passCandidate) error {
+	fmt.Fprintf(t.w, "measured passes: timing %s against the model chosen so far\n", c.what)
+	pm := passTrialMeasurement(t.m)
+	pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(t.latency))
+	cmp, err := t.s.compareOnBench(t.chosen(), c.model, pm, t.seed)
+	if err != nil {
+		return fmt.Errorf("measured passes, %s: %w", c.what, err)
+	}
+	t.latency = cmp.A.Median
+	t.record(c, cmp, cmp.RatioHi < 1, "")
+	return nil
+}
+
+// joint times cands together against the model chosen so far
+// (measure.CompareMany), each with the cap a trial of its own would have
+// (the first PassTrialMaxTime, the others trialMaxTime of the latency
+// probed), and keeps the fastest of those measurably faster.
+func (t *passTrials) joint(cands []*passCandidate) error {
+	be, in, err := t.s.bench(t.m, t.seed)
+	if err != nil {
+		return err
+	}
+	whats := make([]string, len(cands))
+	for i, c := range cands {
+		whats[i] = c.what
+	}
+	fmt.Fprintf(t.w, "measured passes: timing %s against the model chosen so far, together\n", strings.Join(whats, "; "))
+	a, err := be.Load(t.chosen())
+	if err != nil {
+		return fmt.Errorf("measured passes: loading the model chosen so far: %w", err)
+	}
+	defer a.Close()
+	var bs []measure.Session
+	defer func() { measure.CloseAll(bs) }()
+	opts := make([]measure.MeasureOptions, len(cands))
+	for i, c := range cands {
+		b, err := be.Load(c.model)
+		if err != nil {
+			return fmt.Errorf("measured passes, %s: %w", c.what, err)
+		}
+		bs = append(bs, b)
+		pm := passTrialMeasurement(t.m)
+		if i > 0 {
+			pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(t.probed))
+		}
+		opts[i] = pm.Measure
+	}
+	cmps, err := measure.CompareMany(a, bs, in, opts)
+	if err != nil {
+		return fmt.Errorf("measured passes, timing %s: %w", strings.Join(whats, "; "), err)
+	}
+	best := -1
+	for i, c := range cmps {
+		if c.RatioHi < 1 && (best < 0 || c.Ratio < cmps[best].Ratio) {
+			best = i
+		}
+	}
+	t.latency = cmps[0].A.Median
+	for i, c := range cands {
+		why := ""
+		if best >= 0 && i != best && cmps[i].RatioHi < 1 {
+			why = fmt.Sprintf("%s was faster still", cands[best].what)
+		}
+		t.record(c, cmps[i], i == best, why)
+	}
+	return nil
+}
+
+// record reports c's timing cmp against the model chosen so far and
+// makes c the model chosen when kept; why, when not empty, says why a
+// measurably faster c was not.
+func (t *passTrials) record(c *passCandidate, cmp measure.Comparison, kept bool, why string) {
+	timing := newTiming(cmp)
+	trial := PassTrial{Base: c.base.label, Passes: c.applied, Timing: &timing}
+	line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", cmp.A.Median.Round(time.Microsecond), cmp.B.Median.Round(time.Microsecond), cmp.Ratio, cmp.RatioLo, cmp.RatioHi)
+	switch {
+	case kept:
+		fmt.Fprintf(t.w, "measured passes: %s kept: measurably faster (%s)%s\n", c.what, line, c.base.note)
+		trial.Kept, trial.Outcome = true, "measurably faster"
+		t.chain = append(t.chain, c.model)
+	case why != "":
+		fmt.Fprintf(t.w, "measured passes: %s left out: measurably faster, but %s (%s)\n", c.what, why, line)
+		trial.Outcome = "measurably faster, but another was faster still"
+	default:
+		fmt.Fprintf(t.w, "measured passes: %s left out: not measurably faster (%s)\n", c.what, line)
+		trial.Outcome = "not measurably faster"
+	}
+	t.trials = append(t.trials, trial)
 }
 
 // PassTrialMargin is the equivalence margin of a measured pass's timing:

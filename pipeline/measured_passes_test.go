@@ -41,16 +41,28 @@ func TestMeasuredPasses(t *testing.T) {
 		wantErr  string
 		wantLog  []string
 		noChange bool
+		joint    bool
 	}{
 		{name: "unknown pass", passes: []string{"no-such-pass"}, wantErr: `unknown pass "no-such-pass"`},
 		{name: "none", passes: nil, noChange: true},
 		{name: "not allowed by --rules", passes: DefaultMeasuredPasses, allowed: []string{"transpose-unit-to-reshape"}, noChange: true},
 		{name: "default", passes: DefaultMeasuredPasses,
-			wantLog: []string{"measured passes: verifying the search's result with ort-fusion-forms, fuse-attention and timing", "verified on " + trialRuntimes()[0], "after/before",
-				"measured passes: verifying the model chosen so far with rows-2d and timing"}},
+			wantLog: []string{"measured passes: verifying the search's result with ort-fusion-forms, fuse-attention\n", "verified on " + trialRuntimes()[0],
+				"measured passes: timing the search's result with ort-fusion-forms, fuse-attention against the model chosen so far\n", "after/before",
+				"measured passes: verifying the model chosen so far with rows-2d\n"}},
+		// The same, timed together as a model of a millisecond or more
+		// is: the search's result with the fusions and with rows-2d.
+		{name: "together", passes: DefaultMeasuredPasses, joint: true,
+			wantLog: []string{"measured passes: timing the search's result with ort-fusion-forms, fuse-attention; the model chosen so far with rows-2d against the model chosen so far, together\n",
+				"after/before"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.joint {
+				old := jointTrialLatency
+				jointTrialLatency = 0
+				t.Cleanup(func() { jointTrialLatency = old })
+			}
 			var log bytes.Buffer
 			chain, trials, err := s.MeasuredPasses(&log, s.Model, tc.passes, tc.allowed, m, 1e-4, 1)
 			if tc.wantErr != "" {
@@ -71,6 +83,9 @@ func TestMeasuredPasses(t *testing.T) {
 					t.Fatalf("changed the model or printed %q with nothing to try", log.String())
 				}
 				return
+			}
+			if testing.Verbose() {
+				t.Log(log.String())
 			}
 			for _, w := range tc.wantLog {
 				if !strings.Contains(log.String(), w) {

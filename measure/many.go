@@ -1,0 +1,180 @@
+package measure
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/xrl-dev/xrl/graph"
+)
+
+// CompareMany times a against every session of bs in one interleaved run
+// and returns the comparison of each (latency(bs[i])/latency(a), one
+// session of each model, as Compare): a's runs serve every comparison,
+// so that k candidates cost k+1 models' runs where k comparisons of their
+// own cost 2k. ViT-B/16's measured passes timed two or three candidates
+// against the model chosen so far, 5-7 s each, most of it at 85 ms a run.
+//
+// A unit runs a, then each candidate, then the candidates in the reverse
+// order and a again (A B C C B A for two), so that every model's runs sit,
+// on average, at the middle of the unit and a slow drift of the machine
+// weighs on all alike; each candidate's runs pair with a's run by run, as
+// in Compare's ABBA units. The warm-up, the settling and the block size
+// are those of Compare, from opts[0]. The looks are shared: at each, every
+// candidate still timed gets its figures and opts[i]'s stopping rule
+// (Compare's), and a candidate that stops leaves the rotation, its
+// comparison as that look left it. Each candidate's time, for its
+// MaxTime, MinTime and ResolutionTime, is that of its own runs and a's
+// since timing began: what a comparison of its own would have spent. Its
+// Futility is checked as Compare checks it, before the first look. The
+// run ends when no candidate is left or at the last look of the shared
+// schedule, whose cap is the largest of the candidates'.
+//
+// Each interval has the error rate of Compare's; together the k intervals
+// hold their true ratios with probability at least 1-k/100.
+func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []MeasureOptions) ([]Comparison, error) {
+	if len(bs) == 0 || len(opts) != len(bs) {
+		return nil, fmt.Errorf("comparing against %d sessions with %d options: want one or more, one option set each", len(bs), len(opts))
+	}
+	for i := range opts {
+		capSet := opts[i].MaxRuns > 0 && opts[i].MaxRuns >= opts[i].Runs
+		opts[i] = opts[i].withDefaults()
+		if !capSet {
+			opts[i].MaxRuns = max(opts[i].MaxRuns, compareMaxBlocks*opts[i].BlockRuns)
+		}
+	}
+	base := opts[0]
+	active := make([]int, len(bs))
+	for i := range active {
+		active[i] = i
+	}
+	// unit runs the first (j = 0) or second half of a unit over the
+	// candidates still timed: a, then each; or each in reverse, then a.
+	unit := func(j int, ra *timedRuns, rb func(i int) *timedRuns) error {
+		order := make([]int, 0, len(active)+1)
+		order = append(append(order, -1), active...)
+		if j == 1 {
+			slices.Reverse(order)
+		}
+		for _, i := range order {
+			if i < 0 {
+				if err := ra.run(a, in); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := rb(i).run(bs[i], in); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var scratch timedRuns
+	toScratch := func(int) *timedRuns { return &scratch }
+	for i := 0; i < base.Warmup; i++ {
+		if err := unit(0, &scratch, toScratch); err != nil {
+			return nil, err
+		}
+		if base.Settle && i == 0 && Summarize(slices.Clone(scratch.wall)).Median > slowWarmRun {
+			break
+		}
+	}
+	k := blockRunsFor(base.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
+	k += k % bootstrapUnit
+	if base.Settle {
+		i := 0
+		err := settle(MeasureOptions{BlockRuns: k, MaxTime: base.MaxTime}, func() (time.Duration, error) {
+			t0 := now()
+			err := unit(i%2, &scratch, toScratch)
+			i++
+			return now().Sub(t0), err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	collectGarbage()
+	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
+	maxRuns, maxTime := 0, time.Duration(0)
+	for _, o := range opts {
+		maxRuns, maxTime = max(maxRuns, o.MaxRuns), max(maxTime, o.MaxTime)
+	}
+	sched := lookSchedule{capBlocks: max(minCompareBlocks, (maxRuns+k-1)/k)}
+	var ra timedRuns
+	rb := make([]timedRuns, len(bs))
+	out := make([]Comparison, len(bs))
+	inflation := make([]float64, len(bs))
+	looks := make([]int, len(bs))
+	for i := range inflation {
+		inflation[i] = 1
+	}
+	// spent is the time of a's runs and candidate i's: candidate i's
+	// time in a comparison of its own.
+	spent := func(i int) time.Duration { return sum(ra.wall) + sum(rb[i].wall) }
+	// finish records candidate i's comparison and takes it out of the
+	// rotation.
+	finish := func(i int, c Comparison) {
+		out[i] = c
+		active = slices.DeleteFunc(active, func(j int) bool { return j == i })
+	}
+	for blk := 0; ; blk++ {
+		for j := range k {
+			if err := unit(j%2, &ra, func(i int) *timedRuns { return &rb[i] }); err != nil {
+				return nil, err
+			}
+		}
+		n := len(ra.wall)
+		blocks := n / k
+		// The shared schedule goes by the slowest-spending candidate
+		// still timed (whose own comparison would be furthest along).
+		var elapsed time.Duration
+		for _, i := range slices.Clone(active) {
+			o, e := opts[i], spent(i)
+			elapsed = max(elapsed, e)
+			if o.Futility > 0 && blocks%futilityBlocks == 0 && sched.taken == 0 && looks[i] == 0 && futile(ra.wall, rb[i].wall, k, o.Futility) {
+				c := summarizeComparison(&ra, &rb[i], k, lay, looks[i], o.Precision, inflation[i])
+				c.Verdict, c.Futile, c.Elapsed = Undecided, true, e
+				finish(i, c)
+			}
+		}
+		if len(active) == 0 {
+			return out, nil
+		}
+		enough := enoughBlocks(blocks, elapsed)
+		ready := enough && n >= base.Runs && elapsed >= base.MinTime
+		final := elapsed >= maxTime || (enough && n >= maxRuns && elapsed >= base.MinTime)
+		if ready && sched.taken == 0 {
+			sched.capBlocks = timeCap(sched.capBlocks, blocks, elapsed, maxTime)
+		}
+		look, last := sched.due(blocks, ready, final)
+		for _, i := range slices.Clone(active) {
+			// A candidate at its own cap is looked at, and finished, at
+			// once: one look more of its own, within compareLooks (the
+			// shared schedule's last look finishes them all).
+			o, e := opts[i], spent(i)
+			atCap := e >= o.MaxTime || (enough && n >= o.MaxRuns && e >= o.MinTime)
+			if !look && !atCap {
+				continue
+			}
+			looks[i]++
+			c := summarizeComparison(&ra, &rb[i], k, lay, looks[i], o.Precision, inflation[i])
+			c.Elapsed = e
+			inflation[i] = c.Inflation
+			if o.judge(&c) || last || atCap {
+				finish(i, c)
+			}
+		}
+		if len(active) == 0 {
+			return out, nil
+		}
+	}
+}
+
+// sum returns the total of ds.
+func sum(ds []time.Duration) time.Duration {
+	var t time.Duration
+	for _, d := range ds {
+		t += d
+	}
+	return t
+}
