@@ -248,12 +248,13 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	}
 	if opts.Settle {
 		i := 0
+		prior := slowPrior(scratch.wall, 2)
 		err := settle(opts, func() (time.Duration, error) {
 			t0 := now()
 			err := unit(pairOf(i, perBlock, len(as)), i%2, &scratch, &scratch)
 			i++
 			return now().Sub(t0), err
-		})
+		}, prior)
 		if err != nil {
 			return Comparison{}, err
 		}

@@ -272,7 +272,7 @@ func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, pr
 			t0 := now()
 			err := runForTiming(s, inputs)
 			return now().Sub(t0), err
-		})
+		}, 0)
 		if err != nil {
 			return Stats{}, err
 		}

@@ -83,12 +83,13 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 	k += k % bootstrapUnit
 	if base.Settle {
 		i := 0
+		prior := slowPrior(scratch.wall, len(bs)+1)
 		err := settle(MeasureOptions{BlockRuns: k, MaxTime: base.MaxTime}, func() (time.Duration, error) {
 			t0 := now()
 			err := unit(i%2, &scratch, toScratch)
 			i++
 			return now().Sub(t0), err
-		})
+		}, prior)
 		if err != nil {
 			return nil, err
 		}

@@ -579,9 +579,10 @@ func TestRunOrder(t *testing.T) {
 }
 
 // TestSlowWarmUp: a settling comparison warms sessions whose runs take
-// slowWarmRun or more up with one ABBA unit, faster ones with Warmup
-// units; settling (two blocks on these steady fake sessions) follows
-// either way.
+// slowWarmRun or more up with one half unit (A B), faster ones with
+// Warmup of them; settling follows, on these steady fake sessions two
+// blocks for the fast ones and one for the slow, whose first block is
+// measured against the warm-up's unit (slowPrior).
 func TestSlowWarmUp(t *testing.T) {
 	untimed := func(d time.Duration) int {
 		clock := useFakeClock(t)
@@ -595,10 +596,10 @@ func TestSlowWarmUp(t *testing.T) {
 		}
 		return len(log) - 2*cmp.Pairs
 	}
-	fast, slow := untimed(slowWarmRun/2), untimed(2*slowWarmRun)
-	if fast-slow != 2*bootstrapUnit {
-		t.Errorf("untimed runs: %d at %v a run, %d at %v; want two ABBA units (%d runs) fewer for the slow one",
-			fast, slowWarmRun/2, slow, 2*slowWarmRun, 2*bootstrapUnit)
+	block := 2 * 2 // a settling block: BlockRuns half units of two runs
+	if fast, slow := untimed(slowWarmRun/2), untimed(2*slowWarmRun); fast != 3*2+2*block || slow != 2+block {
+		t.Errorf("untimed runs: %d at %v a run, %d at %v; want %d and %d",
+			fast, slowWarmRun/2, slow, 2*slowWarmRun, 3*2+2*block, 2+block)
 	}
 }
 

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"runtime"
+	"slices"
 	"time"
 )
 
@@ -24,12 +25,14 @@ const (
 // settle runs blocks of opts.BlockRuns untimed units (run returns the
 // time of one unit: a run, or a run of each session in Compare) until a
 // block's fastest unit is no more than settleGain faster than the fastest
-// unit of the blocks before it, so at least two blocks, and at most
-// settleMaxBlocks blocks or settleShare of opts.MaxTime.
-func settle(opts MeasureOptions, run func() (time.Duration, error)) error {
+// unit before it, and at most settleMaxBlocks blocks or settleShare of
+// opts.MaxTime. prior, when positive, is the fastest such unit of the
+// warm-up, and the first block may end settling; otherwise it takes two
+// blocks at least.
+func settle(opts MeasureOptions, run func() (time.Duration, error), prior time.Duration) error {
 	start := now()
 	limit := time.Duration(settleShare * float64(opts.MaxTime))
-	var best time.Duration
+	best, have := prior, prior > 0
 	for b := 0; b < settleMaxBlocks; b++ {
 		var fastest time.Duration
 		for i := 0; i < opts.BlockRuns; i++ {
@@ -41,11 +44,11 @@ func settle(opts MeasureOptions, run func() (time.Duration, error)) error {
 				fastest = d
 			}
 		}
-		if b > 0 && float64(fastest) >= (1-settleGain)*float64(best) {
+		if have && float64(fastest) >= (1-settleGain)*float64(best) {
 			return nil
 		}
-		if b == 0 || fastest < best {
-			best = fastest
+		if !have || fastest < best {
+			best, have = fastest, true
 		}
 		if now().Sub(start) >= limit {
 			return nil
@@ -63,3 +66,22 @@ func settle(opts MeasureOptions, run func() (time.Duration, error)) error {
 // next cycle due before timing ends. It is a variable so that tests can
 // count the collections.
 var collectGarbage = runtime.GC
+
+// slowPrior is the prior of settle for a comparison whose warm-up ran
+// runs, unit runs at a time, in the order timed: the fastest unit's
+// time when the warm-up's median run takes slowWarmRun or more (the one
+// warm-up unit such a model gets, see slowWarmRun), else 0. ViT-B/16's
+// sessions, warm from verification and the look at their pace, settled
+// after two blocks every time, 0.35-0.7 s of each comparison.
+func slowPrior(runs []time.Duration, unit int) time.Duration {
+	if len(runs) < unit || unit <= 0 || Summarize(slices.Clone(runs)).Median <= slowWarmRun {
+		return 0
+	}
+	var best time.Duration
+	for i := 0; i+unit <= len(runs); i += unit {
+		if t := sum(runs[i : i+unit]); best == 0 || t < best {
+			best = t
+		}
+	}
+	return best
+}

@@ -70,7 +70,7 @@ func TestSettleStopsOnFlatLatency(t *testing.T) {
 		t0 := now()
 		_, err := s.Run(nil)
 		return now().Sub(t0), err
-	})
+	}, 0)
 	if err != nil || runs != 8 {
 		t.Errorf("a flat latency settles after two blocks: %d runs, err %v", runs, err)
 	}
@@ -82,7 +82,7 @@ func TestSettleStopsOnFlatLatency(t *testing.T) {
 		t0 := now()
 		ws.Run(nil)
 		return now().Sub(t0), nil
-	})
+	}, 0)
 	if el := now().Sub(start); el > 20*time.Millisecond {
 		t.Errorf("settling ran %v, beyond a quarter of MaxTime (plus one block)", el)
 	}
@@ -104,6 +104,54 @@ func TestVerdictOf(t *testing.T) {
 	for _, c := range cases {
 		if got := verdictOf(c.lo, c.hi, 0.01); got != c.want {
 			t.Errorf("[%.3f, %.3f]: %v, want %v", c.lo, c.hi, got, c.want)
+		}
+	}
+}
+
+// TestSettleFromPrior: with the warm-up's fastest unit as the prior, a
+// flat latency settles after one block; a prior slower than the block by
+// more than settleGain (a warm-up still cold) takes a second block; a
+// latency still falling goes on.
+func TestSettleFromPrior(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		prior time.Duration
+		want  int
+	}{
+		{"flat", time.Millisecond, 4},
+		{"cold warm-up", 2 * time.Millisecond, 8},
+		{"no prior", 0, 8},
+	} {
+		clock := useFakeClock(t)
+		s := &sleepSession{clock: clock, d: time.Millisecond}
+		runs := 0
+		err := settle(MeasureOptions{BlockRuns: 4, MaxTime: time.Minute}, func() (time.Duration, error) {
+			runs++
+			t0 := now()
+			_, err := s.Run(nil)
+			return now().Sub(t0), err
+		}, c.prior)
+		if err != nil || runs != c.want {
+			t.Errorf("%s: settled after %d runs (err %v), want %d", c.name, runs, err, c.want)
+		}
+	}
+}
+
+func TestSlowPrior(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		runs []time.Duration
+		unit int
+		want time.Duration
+	}{
+		{[]time.Duration{30 * ms, 40 * ms}, 2, 70 * ms},                   // one slow unit
+		{[]time.Duration{30 * ms, 40 * ms, 30 * ms, 30 * ms}, 2, 60 * ms}, // the fastest of two
+		{[]time.Duration{30 * ms, 40 * ms, 50 * ms}, 3, 120 * ms},         // one unit of three models
+		{[]time.Duration{ms, 2 * ms}, 2, 0},                               // fast runs: no prior
+		{[]time.Duration{30 * ms}, 2, 0},                                  // no whole unit
+	} {
+		if got := slowPrior(c.runs, c.unit); got != c.want {
+			t.Errorf("slowPrior(%v, %d) = %v, want %v", c.runs, c.unit, got, c.want)
 		}
 	}
 }

@@ -205,10 +205,24 @@ func (s *Start) verify(w io.Writer, orig, out *graph.Model, tol float64, seed ui
 	return s.verifyOn(w, orig, out, tol, seed, verifyRuntimes())
 }
 
-// verifyOn is verify on the runtimes named.
+// verifyOn is verify on the runtimes named. The original's outputs are
+// kept between calls (Start.referenceOutputs).
 func (s *Start) verifyOn(w io.Writer, orig, out *graph.Model, tol float64, seed uint64, runtimes []string) error {
-	return verifyWith(w, orig, out, runtimes, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol, Backend: s.sessionBackend()})
+	return verifyWith(w, orig, out, runtimes, verify.Options{Seeds: VerifySeeds, FirstSeed: seed, Tolerance: tol, Backend: s.sessionBackend(),
+		Reference: s.referenceOutputs()})
 }
+
+// referenceOutputs returns the run's store of the original's outputs
+// (referenceBytes at most).
+func (s *Start) referenceOutputs() *verify.Outputs {
+	s.referenceOnce.Do(func() { s.reference = verify.NewOutputs(referenceBytes) })
+	return s.reference
+}
+
+// referenceBytes bounds the original's outputs a run keeps between
+// verifications: ViT-B/16's are 4 KB an input set, a detector's maps a
+// few megabytes.
+const referenceBytes = 256 << 20
 
 // verifyWith is Verify with opts, on the runtimes named.
 func verifyWith(w io.Writer, orig, out *graph.Model, runtimes []string, opts verify.Options) error {

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"github.com/xrl-dev/xrl/verify"
 	"os"
 	"sync"
 	"time"
@@ -150,6 +151,10 @@ type Start struct {
 	// model, and a run's session pool loads it once.
 	writable   map[*graph.Model]*graph.Model
 	writableMu sync.Mutex
+	// reference keeps the original's outputs between verifications
+	// (verify.Outputs), made on first use.
+	reference     *verify.Outputs
+	referenceOnce sync.Once
 }
 
 // Prepare loads and binds the model at path, builds the rule engine

@@ -48,6 +48,10 @@ type Options struct {
 	// several models passes a measure.SessionPool's, so that each model is
 	// loaded once.
 	Backend func(name string) (measure.Backend, error)
+	// Reference, when set, remembers the first model's outputs per
+	// backend and input set, and gives them back to a later Pair of the
+	// same model (see Outputs).
+	Reference *Outputs
 }
 
 // withDefaults fills the zero fields.
@@ -100,7 +104,8 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	finite := make([]bool, len(a.Graph.Outputs))
 	seen := make([]outputsSeen, len(a.Graph.Outputs))
 	for _, set := range sets {
-		if err := res.compareSet(sa, sb, a.Graph, b.Graph, set, finite, seen, opts); err != nil {
+		ra := &remembered{s: sa, store: opts.Reference, key: outputsKey{backend: beA.Name(), model: a}}
+		if err := res.compareSet(ra, sb, a.Graph, b.Graph, set, finite, seen, opts); err != nil {
 			return res, err
 		}
 	}
