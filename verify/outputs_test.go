@@ -1,7 +1,6 @@
 package verify_test
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -40,11 +39,7 @@ func (s *countingSession) Run(in map[string]*graph.Tensor) (map[string]*graph.Te
 // one, every verification runs it again. Another seed is another input
 // set, run once.
 func TestReferenceOutputs(t *testing.T) {
-	r := rand.New(rand.NewPCG(8, 9))
-	w := graph.NewTensor(graph.Float32, 32, 16)
-	for i := range w.Float32s() {
-		w.Float32s()[i] = float32(r.NormFloat64() * 0.2)
-	}
+	w := randomWeights(8)
 	orig := mlpModel(t, w)
 	bad := w.Clone()
 	bad.Float32s()[3] += 1e-2

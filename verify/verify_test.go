@@ -21,12 +21,18 @@ func mlpModel(t *testing.T, w *graph.Tensor) *graph.Model {
 	return graphtest.Model(t, b)
 }
 
-func TestVerifyCatchesPerturbedWeight(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
+// randomWeights returns mlpModel's 32x16 weights drawn from seed.
+func randomWeights(seed uint64) *graph.Tensor {
+	r := rand.New(rand.NewPCG(seed, seed+1))
 	w := graph.NewTensor(graph.Float32, 32, 16)
 	for i := range w.Float32s() {
 		w.Float32s()[i] = float32(r.NormFloat64() * 0.2)
 	}
+	return w
+}
+
+func TestVerifyCatchesPerturbedWeight(t *testing.T) {
+	w := randomWeights(5)
 	orig := mlpModel(t, w)
 	be := &goexec.Backend{}
 	res, err := verify.Models(be, orig, mlpModel(t, w.Clone()), verify.Options{})
