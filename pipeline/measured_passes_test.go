@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/internal/graphtest"
 	"github.com/xrl-dev/xrl/measure"
+	"github.com/xrl-dev/xrl/rewrite"
 )
 
 // smallDecoder unpacks the small PyTorch-exported GPT-style decoder of
@@ -42,6 +45,8 @@ func TestMeasuredPasses(t *testing.T) {
 		wantLog  []string
 		noChange bool
 		joint    bool
+		// failCheck makes every pass's float64 check fail.
+		failCheck bool
 	}{
 		{name: "unknown pass", passes: []string{"no-such-pass"}, wantErr: `unknown pass "no-such-pass"`},
 		{name: "none", passes: nil, noChange: true},
@@ -55,9 +60,20 @@ func TestMeasuredPasses(t *testing.T) {
 		{name: "together", passes: DefaultMeasuredPasses, joint: true,
 			wantLog: []string{"measured passes: timing the search's result with ort-fusion-forms, fuse-attention; the model chosen so far with rows-2d against the model chosen so far, together\n",
 				"after/before"}},
+		// A result measurably faster whose passes do not check in
+		// float64 is left out, the model given kept.
+		{name: "the checks fail", passes: DefaultMeasuredPasses, failCheck: true, noChange: true,
+			wantLog: []string{"but a pass's result does not compute what the graph before it does: ort-fusion-forms: made to fail"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.failCheck {
+				old := measuredPassCheck
+				measuredPassCheck = func(*Start, uint64) rewrite.Checker {
+					return func(a, b *graph.Graph, tol float64) error { return errors.New("made to fail") }
+				}
+				t.Cleanup(func() { measuredPassCheck = old })
+			}
 			if tc.joint {
 				old := jointTrialLatency
 				jointTrialLatency = 0
@@ -78,6 +94,17 @@ func TestMeasuredPasses(t *testing.T) {
 				t.Fatalf("the models chosen in turn do not start with the one given: %d of them", len(chain))
 			}
 			got := chain[len(chain)-1]
+			if tc.failCheck {
+				for _, w := range tc.wantLog {
+					if !strings.Contains(log.String(), w) {
+						t.Errorf("log lacks %q:\n%s", w, log.String())
+					}
+				}
+				if got != s.Model || slices.ContainsFunc(trials, func(p PassTrial) bool { return p.Kept }) {
+					t.Errorf("kept a result whose checks failed:\n%s", log.String())
+				}
+				return
+			}
 			if tc.noChange {
 				if got != s.Model || log.Len() != 0 {
 					t.Fatalf("changed the model or printed %q with nothing to try", log.String())

@@ -149,9 +149,12 @@ func writeWithPasses(t *testing.T, path string, shapes map[string][]int) string 
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, applied := applyPasses(io.Discard, passes, s.Model.Graph, passCheck(1))
+	g, applied, steps := applyPasses(io.Discard, passes, s.Model.Graph)
 	if len(applied) == 0 {
 		t.Fatal("no measured pass changed the model")
+	}
+	if err := checkSteps(steps, passCheck(1)); err != nil {
+		t.Fatal(err)
 	}
 	m := s.Model.Clone()
 	m.Graph = g
