@@ -196,7 +196,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		return second()
 	}
 	// One session pair alternates its models run by run; several (a model
-	// under PairedLatency, see SessionPairs) run blocks in a row, and the
+	// under ShortLatency, see SessionPairs) run blocks in a row, and the
 	// bootstrap resamples those blocks (see pairTurnSpan).
 	inRow := len(as) > 1
 	// block times a block of BlockRuns runs of each model on session pair
@@ -320,8 +320,8 @@ func (opts MeasureOptions) judge(c *Comparison) bool {
 	}
 	// A faster B that does not yet show the gain asked for is, for the
 	// caller, not decided.
-	short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, *c))
-	if gain := minGain(opts.MinGain, *c); gain > 0 && (c.Verdict == Undecided || short) && c.RatioLo*(1+gain) > 1 {
+	short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, c.Sessions))
+	if gain := minGain(opts.MinGain, c.Sessions); gain > 0 && (c.Verdict == Undecided || short) && c.RatioLo*(1+gain) > 1 {
 		c.SmallGain = true
 		return true
 	}
@@ -466,14 +466,12 @@ func relMAD(sorted []float64, med float64) float64 {
 	return quantile(dev, 0.5) / med
 }
 
-// minGain returns the least gain comparison c acts on, given the least
-// asked (MeasureOptions.MinGain or GainMargin): at least ShortGainMargin
-// for a model under ShortLatency timed over several session pairs, where
-// DecideNotSlower writes nothing gaining less; 0 (none) when least is 0.
-// A model of one or two milliseconds, also timed over several pairs (see
-// PairedLatency), keeps the least asked.
-func minGain(least float64, c Comparison) float64 {
-	if least > 0 && c.Sessions > 1 && c.A.Median < ShortLatency {
+// minGain returns the least gain a comparison over sessions pairs acts
+// on, given the least asked (MeasureOptions.MinGain or GainMargin): at
+// least ShortGainMargin over several pairs, where DecideNotSlower writes
+// nothing gaining less; 0 (none) when least is 0.
+func minGain(least float64, sessions int) float64 {
+	if least > 0 && sessions > 1 {
 		return max(least, ShortGainMargin)
 	}
 	return least

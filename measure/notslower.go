@@ -122,8 +122,8 @@ func DecideNotSlower(be Backend, orig ModelFile, folded, optimised *graph.Model,
 
 // ShortGainMargin is the least speedup, at the low end of its 99%
 // interval, for which DecideNotSlower writes a model other than the
-// original when the model runs under ShortLatency (and its comparison
-// rotated through several session pairs, see SessionPairs). Separate processes time
+// original when the comparison rotated through several session pairs (a
+// model under ShortLatency, see SessionPairs). Separate processes time
 // such models a few percent apart, beyond what the interval of one
 // process covers: SqueezeNet 1.1 (255 µs) was printed 1.039x (99% CI
 // 1.023-1.054) and 1.036x (1.020-1.051) by two runs and measured 0.989x
@@ -134,8 +134,8 @@ func DecideNotSlower(be Backend, orig ModelFile, folded, optimised *graph.Model,
 // worth a file that may run slower.
 const ShortGainMargin = 0.03
 
-// SingleGainMargin is ShortGainMargin for a model of a millisecond or
-// more (over one session pair from PairedLatency): separate sessions of such a
+// SingleGainMargin is ShortGainMargin for a comparison of one session
+// pair (a model of a millisecond or more): separate sessions of such a
 // model run it about a percent apart, which one pair's interval does not
 // cover. efficientnet_b0 (1.67 ms a run) had its folded model written at
 // 1.012x (99% CI 1.004-1.021) and at 1.025x (1.008-1.041); the
@@ -153,7 +153,7 @@ func shownFaster(c Comparison) bool {
 
 // gainMargin returns the least gain, at the low end of c's interval, for
 // which DecideNotSlower writes B.
-func gainMargin(c Comparison) float64 { return minGain(SingleGainMargin, c) }
+func gainMargin(c Comparison) float64 { return minGain(SingleGainMargin, c.Sessions) }
 
 // speedupText formats a comparison's speedup, interval and verdict:
 // "speedup 1.232x, 99% CI 1.220-1.243, faster"; a faster model that

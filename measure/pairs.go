@@ -74,19 +74,8 @@ func CompareModels(be Backend, a, b *graph.Model, in map[string]*graph.Tensor, o
 // too). Such a model is compared over shortPairs pairs of sessions.
 const shortPairs = 8
 
-// PairedLatency is the latency under which SessionPairs loads shortPairs
-// pairs of sessions: up to a couple of milliseconds, one pair of sessions
-// can still run a model a few percent off the pace of others.
-// efficientnet_b0_dyn (1.3 ms a run) had its folded model written at
-// 1.024x (99% CI 1.011-1.033) over one pair, where the independent check
-// measured 0.990x (0.981-1.000; five rounds of fresh sessions 0.985-0.997),
-// and efficientnet_b0 (1.67 ms) had its own written at 1.012x and 1.025x,
-// measured 0.989x and 0.994x. The margin DecideNotSlower asks over several
-// pairs stays ShortGainMargin only under ShortLatency (see minGain).
-const PairedLatency = 2 * time.Millisecond
-
 // SessionPairs loads a and b as a pair of sessions and times a few runs of
-// a on inA; when it runs under PairedLatency, it loads shortPairs-1 pairs
+// a on inA; when it runs under ShortLatency, it loads shortPairs-1 pairs
 // more, each pair loading its two models in the other order than the pair
 // before. The sessions loaded are returned, also with an error, for the
 // caller to close.
@@ -114,7 +103,7 @@ func SessionPairs(be Backend, a, b ModelFile, inA map[string]*graph.Tensor) (as,
 	if err := load(0); err != nil {
 		return as, bs, fmt.Errorf("loading the models to compare: %w", err)
 	}
-	short, err := runsUnder(as[0], inA, PairedLatency)
+	short, err := runsUnder(as[0], inA, ShortLatency)
 	for i := 1; err == nil && short && i < shortPairs; i++ {
 		err = load(i)
 	}
@@ -166,7 +155,7 @@ func CloseAll(ss []Session) {
 
 // ProbeLatency loads m in be and returns the median of probeRuns runs on
 // in, after two discarded ones: a first reading of its latency, to plan
-// comparisons by (whether it runs under PairedLatency, how long a time cap
+// comparisons by (whether it runs under ShortLatency, how long a time cap
 // gives it enough runs).
 func ProbeLatency(be Backend, m ModelFile, in map[string]*graph.Tensor) (time.Duration, error) {
 	s, err := m.Load(be)

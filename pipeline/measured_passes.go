@@ -54,7 +54,7 @@ var DefaultMeasuredPasses = []string{"prune-dead-rows", "ort-fusion-forms", "fus
 // the passes to those it names (a --rules list). The trials made are
 // returned beside them.
 //
-// A model of measure.PairedLatency or more has its trials timed together
+// A model of ShortLatency or more has its trials timed together
 // (passTrials.joint): the results on both bases and out with the layout
 // passes, each against out in one interleaved run, the fastest of those
 // measurably faster kept; the layout passes are then tried on it as
@@ -88,7 +88,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 			cands = append(cands, c)
 		}
 	}
-	// A model of PairedLatency or more times its trials together, with
+	// A model of ShortLatency or more times its trials together, with
 	// out with the layout passes among them (layoutCand).
 	joint := false
 	var layoutCand *passCandidate
@@ -160,10 +160,10 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 }
 
 // jointTrialLatency is the latency from which MeasuredPasses times its
-// trials together: measure.PairedLatency, under which a comparison runs
+// trials together: measure.ShortLatency, under which a comparison runs
 // over several session pairs (measure.SessionPairs), which
 // measure.CompareMany does not. A variable for tests.
-var jointTrialLatency = measure.PairedLatency
+var jointTrialLatency = measure.ShortLatency
 
 // trialBase is a graph the measured passes apply to: label names it in
 // the report, note is said when a result of it is kept; a nil graph is
