@@ -290,7 +290,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		enough := enoughBlocks(blocks, elapsed)
 		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime && blocks >= len(as)*turn
-		final := elapsed >= opts.MaxTime || (enough && n >= opts.MaxRuns && elapsed >= opts.MinTime)
+		final := opts.atCap(enough, n, elapsed)
 		if ready && sched.taken == 0 {
 			sched.capBlocks = timeCap(sched.capBlocks, blocks, elapsed, opts.MaxTime)
 		}
@@ -305,6 +305,13 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			return c, nil
 		}
 	}
+}
+
+// atCap reports whether a comparison whose models ran n runs each in
+// elapsed of timing (enough: blocks enough for a look) is at its cap:
+// MaxTime, or MaxRuns once MinTime has passed.
+func (opts MeasureOptions) atCap(enough bool, n int, elapsed time.Duration) bool {
+	return elapsed >= opts.MaxTime || enough && n >= opts.MaxRuns && elapsed >= opts.MinTime
 }
 
 // judge applies the stopping rule to c, a look's figures (its Elapsed

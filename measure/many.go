@@ -100,6 +100,8 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 	for _, o := range opts {
 		maxRuns, maxTime = max(maxRuns, o.MaxRuns), max(maxTime, o.MaxTime)
 	}
+	// shared caps the run as a whole: the largest of the candidates' caps.
+	shared := MeasureOptions{MaxTime: maxTime, MaxRuns: maxRuns, MinTime: base.MinTime}
 	sched := lookSchedule{capBlocks: max(minCompareBlocks, (maxRuns+k-1)/k)}
 	var ra timedRuns
 	rb := make([]timedRuns, len(bs))
@@ -143,7 +145,7 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 		}
 		enough := enoughBlocks(blocks, elapsed)
 		ready := enough && n >= base.Runs && elapsed >= base.MinTime
-		final := elapsed >= maxTime || (enough && n >= maxRuns && elapsed >= base.MinTime)
+		final := shared.atCap(enough, n, elapsed)
 		if ready && sched.taken == 0 {
 			sched.capBlocks = timeCap(sched.capBlocks, blocks, elapsed, maxTime)
 		}
@@ -153,7 +155,7 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 			// once: one look more of its own, within compareLooks (the
 			// shared schedule's last look finishes them all).
 			o, e := opts[i], spent(i)
-			atCap := e >= o.MaxTime || (enough && n >= o.MaxRuns && e >= o.MinTime)
+			atCap := o.atCap(enough, n, e)
 			if !look && !atCap {
 				continue
 			}

@@ -3,7 +3,6 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"github.com/xrl-dev/xrl/verify"
 	"os"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/xrl-dev/xrl/onnx"
 	"github.com/xrl-dev/xrl/rewrite"
 	"github.com/xrl-dev/xrl/rules/ruleverify"
+	"github.com/xrl-dev/xrl/verify"
 )
 
 // ReadModel reads an ONNX file, with an error naming the file.

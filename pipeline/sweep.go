@@ -218,7 +218,7 @@ func (s *Start) sweepNotSlower(w io.Writer, be measure.Backend, orig measure.Mod
 	// The smallest shape ran in SessionPairs' look at the pace already.
 	ranSmallest := err == nil
 	for i, sh := range shapes {
-		if ran := ranSmallest && i == smallest; !ran {
+		if !ranSmallest || i != smallest {
 			if _, err := as[0].Run(sh.in); err != nil {
 				fmt.Fprintf(w, "sweep at %s: skipped, the original does not run at this shape (%v)\n", sh.b, err)
 				continue

@@ -2,7 +2,8 @@ package verify
 
 import (
 	"crypto/sha256"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -71,13 +72,8 @@ func (o *Outputs) put(key outputsKey, out map[string]*graph.Tensor) {
 // setDigest returns a digest of the tensors of an input set, in the order
 // of their names.
 func setDigest(tensors map[string]*graph.Tensor) graph.Hash {
-	names := make([]string, 0, len(tensors))
-	for k := range tensors {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	var e graph.HashEnc
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(tensors)) {
 		e = e.Str(k).Digest(tensors[k].Digest())
 	}
 	return sha256.Sum256(e)

@@ -103,8 +103,8 @@ func Pair(beA measure.Backend, a *graph.Model, beB measure.Backend, b *graph.Mod
 	res.Outputs = make([]OutputError, len(a.Graph.Outputs))
 	finite := make([]bool, len(a.Graph.Outputs))
 	seen := make([]outputsSeen, len(a.Graph.Outputs))
+	ra := &remembered{s: sa, store: opts.Reference, key: outputsKey{backend: beA.Name(), model: a}}
 	for _, set := range sets {
-		ra := &remembered{s: sa, store: opts.Reference, key: outputsKey{backend: beA.Name(), model: a}}
 		if err := res.compareSet(ra, sb, a.Graph, b.Graph, set, finite, seen, opts); err != nil {
 			return res, err
 		}
