@@ -168,7 +168,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 
 // ComparePairs is Compare over several sessions of each model: the pairs
 // (as[i], bs[i]) take turns of blocks (pairTurnSpan), each turn starting
-// with turnWarmUnits untimed units, and the interval's bootstrap
+// with an untimed block, and the interval's bootstrap
 // resamples the pairs before the blocks of each, so that it covers how far
 // one session of a model can stray from another (see SessionPairs). The
 // first look waits until every pair has had its turn. as and bs must be
@@ -212,18 +212,14 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			}
 			return nil
 		}
-		first, second := func() error { return ra.run(as[p], inA) }, func() error { return rb.run(bs[p], inB) }
+		first, second := func() error { return ra.runs(as[p], inA, opts.BlockRuns) }, func() error { return rb.runs(bs[p], inB, opts.BlockRuns) }
 		if order == 1 {
 			first, second = second, first
 		}
-		for _, f := range []func() error{first, second} {
-			for range opts.BlockRuns {
-				if err := f(); err != nil {
-					return err
-				}
-			}
+		if err := first(); err != nil {
+			return err
 		}
-		return nil
+		return second()
 	}
 	var scratch timedRuns
 	for i := 0; i < opts.Warmup*len(as); i++ {
@@ -270,12 +266,11 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	for blk := 0; ; blk++ {
 		p := pairOf(blk, turn, len(as))
 		if inRow && blk%turn == 0 {
-			// A pair's turn starts with untimed runs: the other pairs'
-			// runs since its last turn have left the caches cold.
-			for w := range bootstrapUnit * turnWarmUnits {
-				if err := unit(p, w%2, &scratch, &scratch); err != nil {
-					return Comparison{}, err
-				}
+			// A pair's turn starts with an untimed block, in the other
+			// order than the first timed one, which then goes on with
+			// the model that ran last (see pairTurnSpan).
+			if err := block(p, 1-blk%2, &scratch, &scratch); err != nil {
+				return Comparison{}, err
 			}
 		}
 		if err := block(p, blk%2, &ra, &rb); err != nil {
@@ -375,6 +370,25 @@ func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
 	t.wall = append(t.wall, d)
 	t.cpu = append(t.cpu, cpuTime()-c0)
 	return err
+}
+
+// runs times k runs of s in a row and records the CPU time once for all
+// of them, as k runs of its mean: between the runs of a block nothing
+// but the run itself happens, as in a user's loop (see cpuTime's cost).
+func (t *timedRuns) runs(s Session, in map[string]*graph.Tensor, k int) error {
+	c0 := cpuTime()
+	for range k {
+		d, err := timedRun(s, in)
+		if err != nil {
+			return err
+		}
+		t.wall = append(t.wall, d)
+	}
+	per := (cpuTime() - c0) / time.Duration(k)
+	for range k {
+		t.cpu = append(t.cpu, per)
+	}
+	return nil
 }
 
 // summarizeComparison computes the figures of one look at the runs (in

@@ -448,7 +448,7 @@ type turnLog struct {
 }
 
 // turnSession is one model's session of pair p: it runs for d, or for
-// 3*d in its first two runs after another pair's (its caches cold).
+// 3*d in its first three runs after another pair's (its caches cold).
 type turnSession struct {
 	log  *turnLog
 	p    int
@@ -459,7 +459,7 @@ type turnSession struct {
 
 func (s *turnSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, error) {
 	if n := len(s.log.pairs); n > 0 && s.log.pairs[n-1] != s.p {
-		s.cold, s.peer.cold = 2, 2
+		s.cold, s.peer.cold = 3, 3
 	}
 	d := s.d
 	if s.cold > 0 {
@@ -473,39 +473,39 @@ func (s *turnSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, e
 
 func (s *turnSession) Close() error { return nil }
 
-// TestPairsTakeTurns compares three session pairs of models 1 ms and
-// 0.8 ms a run whose first two runs after another pair's are three times
-// as slow, in blocks of 2 runs. After the warm-up (one unit a pair), the
-// pairs take turns in order, each of the same whole number of blocks
-// (those of pairTurnSpan: several here) after turnWarmUnits untimed
-// units, so that no timed run is cold: the figures are exact, up to the
-// 90th percentile. The first look comes only once every pair has had its
+// TestPairsTakeTurns compares three session pairs of models 500 µs and
+// 400 µs a run whose first three runs after another pair's are three
+// times as slow, in blocks of 4 runs. After the warm-up (one unit a
+// pair), the pairs take turns in order, each of the same whole number of
+// blocks (those of pairTurnSpan: several here) after an untimed block,
+// so that no timed run is cold: the figures are exact, up to the 90th
+// percentile. The first look comes only once every pair has had its
 // turn.
 func TestPairsTakeTurns(t *testing.T) {
 	log := &turnLog{clock: useFakeClock(t)}
 	const pairs = 3
 	var as, bs []Session
 	for p := range pairs {
-		a := &turnSession{log: log, p: p, d: time.Millisecond}
-		b := &turnSession{log: log, p: p, d: 800 * time.Microsecond, peer: a}
+		a := &turnSession{log: log, p: p, d: 500 * time.Microsecond}
+		b := &turnSession{log: log, p: p, d: 400 * time.Microsecond, peer: a}
 		a.peer = b
 		as, bs = append(as, a), append(bs, b)
 	}
 	opts := seqOpts
-	opts.BlockRuns, opts.Runs, opts.MaxRuns = 2, 8, 2*minCompareBlocks
+	opts.BlockRuns, opts.Runs, opts.MaxRuns = 4, 8, 4*minCompareBlocks
 	cmp, err := ComparePairs(as, bs, nil, nil, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmp.A.P90 != time.Millisecond || cmp.B.P90 != 800*time.Microsecond || cmp.Ratio != 0.8 {
-		t.Errorf("cold runs were timed: 90th percentiles %v and %v, ratio %v; want 1ms, 800µs, 0.8", cmp.A.P90, cmp.B.P90, cmp.Ratio)
+	if cmp.A.P90 != 500*time.Microsecond || cmp.B.P90 != 400*time.Microsecond || cmp.Ratio != 0.8 {
+		t.Errorf("cold runs were timed: 90th percentiles %v and %v, ratio %v; want 500µs, 400µs, 0.8", cmp.A.P90, cmp.B.P90, cmp.Ratio)
 	}
 	timed := log.pairs[opts.Warmup*pairs*2:]
 	turn := 0 // runs of a turn, untimed ones included: those of the first
 	for turn < len(timed) && timed[turn] == timed[0] {
 		turn++
 	}
-	warm, block := 2*bootstrapUnit*turnWarmUnits, 2*opts.BlockRuns
+	warm, block := 2*opts.BlockRuns, 2*opts.BlockRuns
 	if blocks := (turn - warm) / block; turn == len(timed) || blocks < 2 || warm+blocks*block != turn {
 		t.Fatalf("a turn of %d runs: want %d untimed and two or more blocks of %d", turn, warm, block)
 	}
@@ -547,14 +547,14 @@ func (s *orderSession) Close() error { return nil }
 // ABBA units; several take turns, timing blocks of each model's runs in
 // a row, the first model alternating from block to block. The timed runs
 // start after the warm-up (one unit a pair) and, over several pairs, the
-// turn's untimed unit.
+// turn's untimed block, in the other order than the first timed one.
 func TestRunOrder(t *testing.T) {
 	for _, c := range []struct {
 		pairs int
 		want  string
 	}{
 		{1, "ABBAABBA" + "ABBAABBA"},
-		{2, "AAAABBBB" + "BBBBAAAA"},
+		{2, "BBBBAAAA" + "AAAABBBB" + "BBBBAAAA"},
 	} {
 		clock := useFakeClock(t)
 		var log []byte
@@ -569,9 +569,6 @@ func TestRunOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		skip := 2 * c.pairs * opts.Warmup
-		if c.pairs > 1 {
-			skip += 2 * bootstrapUnit * turnWarmUnits
-		}
 		if got := string(log[skip : skip+len(c.want)]); got != c.want {
 			t.Errorf("%d pairs: timed runs start %s, want %s", c.pairs, got, c.want)
 		}

@@ -3,17 +3,23 @@ package measure
 import "time"
 
 // Session pairs take turns of as many blocks as last pairTurnSpan (at
-// least one), and the first turnWarmUnits ABBA units of a turn are not
-// timed; within a turn, each block runs one model's BlockRuns runs in a
-// row, then the other's, as the independent check does
-// (scripts/check-speedup) and as a user calls one model again and again.
-// On sub-millisecond models, how the runs are ordered moved the figures
-// more than their noise:
+// least one), each turn started by an untimed block; within a turn, each
+// block runs one model's BlockRuns runs in a row, then the other's, as
+// the independent check does (scripts/check-speedup) and as a user calls
+// one model again and again. On sub-millisecond models, how the runs are
+// ordered moved the figures more than their noise:
 //   - pairs taking turns a block at a time ran each session cold, its
 //     caches holding the other pairs' weights and buffers: deit_timm's
 //     written model, 1.21-1.29x in the check, read 1.31-1.35x that way,
 //     1.27-1.28x in turns of four or eight blocks (35-70 ms) each started
-//     by an untimed unit;
+//     by an untimed ABBA unit;
+//   - a session stays slow for several runs after another pair's turn,
+//     more than one ABBA unit warms: vit_hf's original ran its first two
+//     timed runs of a turn at 762 and 635 µs against 510-575 µs for the
+//     rest, and as its median rose with them, the written model read
+//     1.33-1.37x against the check's 1.25-1.28x. A whole untimed block
+//     of each model, the first timed model running last, brought it to
+//     1.28-1.30x;
 //   - runs alternated one by one charge each model the other's cache
 //     footprint, most the faster one: vit_tiny's written model, 1.516x in
 //     the check, read 1.437-1.441x run by run, 1.506-1.510x in blocks in
@@ -30,10 +36,7 @@ import "time"
 // small part of a run) keeps the run-by-run ABBA order, whose units the
 // bootstrap takes as independent: on a fake host with slow spells of one
 // model, blocks in a row were told apart 3.3% of the time against 1.25%.
-const (
-	pairTurnSpan  = 32 * time.Millisecond
-	turnWarmUnits = 1
-)
+const pairTurnSpan = 32 * time.Millisecond
 
 // turnBlocks returns the blocks of a session pair's turn over pairs
 // pairs, in blocks of k runs of each model taking about run each: those
