@@ -222,41 +222,18 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		return second()
 	}
 	var scratch timedRuns
-	for i := 0; i < opts.Warmup*len(as); i++ {
-		if err := unit(i%len(as), 0, &scratch, &scratch); err != nil {
-			return Comparison{}, err
-		}
-		if opts.Settle && i+1 == len(as) && Summarize(slices.Clone(scratch.wall)).Median > slowWarmRun {
-			// Runs of a quarter of a block's span or more: one unit a
-			// pair warms the sessions, and settling goes on from there.
-			break
-		}
+	k, warmRun, err := warmUp(opts, len(as), 2, &scratch,
+		func(i int) error { return unit(i%len(as), 0, &scratch, &scratch) },
+		func(i, k int) error { return unit(pairOf(i, k/bootstrapUnit, len(as)), i%2, &scratch, &scratch) })
+	if err != nil {
+		return Comparison{}, err
 	}
-	warmRun := Summarize(slices.Clone(scratch.wall)).Median
-	opts.BlockRuns = blockRunsFor(opts.BlockRuns, warmRun)
-	// Blocks hold whole ABBA units: an odd block gets one run more.
-	opts.BlockRuns += opts.BlockRuns % bootstrapUnit
-	perBlock := opts.BlockRuns / bootstrapUnit
-	turn := turnBlocks(len(as), opts.BlockRuns, warmRun)
+	opts.BlockRuns = k
+	turn := turnBlocks(len(as), k, warmRun)
 	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
 	if inRow {
-		lay = layout{unit: opts.BlockRuns, pairs: len(as), turn: turn}
+		lay = layout{unit: k, pairs: len(as), turn: turn}
 	}
-	if opts.Settle {
-		i := 0
-		prior := slowPrior(scratch.wall, 2)
-		err := settle(opts, func() (time.Duration, error) {
-			t0 := now()
-			err := unit(pairOf(i, perBlock, len(as)), i%2, &scratch, &scratch)
-			i++
-			return now().Sub(t0), err
-		}, prior)
-		if err != nil {
-			return Comparison{}, err
-		}
-	}
-	collectGarbage()
-	k := opts.BlockRuns
 	// Every pair has its turn before the cap.
 	opts.MaxRuns = max(opts.MaxRuns, len(as)*turn*k)
 	sched := lookSchedule{capBlocks: max(minCompareBlocks, (opts.MaxRuns+k-1)/k)}

@@ -71,30 +71,12 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 	}
 	var scratch timedRuns
 	toScratch := func(int) *timedRuns { return &scratch }
-	for i := 0; i < base.Warmup; i++ {
-		if err := unit(0, &scratch, toScratch); err != nil {
-			return nil, err
-		}
-		if base.Settle && i == 0 && Summarize(slices.Clone(scratch.wall)).Median > slowWarmRun {
-			break
-		}
+	k, _, err := warmUp(base, 1, len(bs)+1, &scratch,
+		func(int) error { return unit(0, &scratch, toScratch) },
+		func(i, _ int) error { return unit(i%2, &scratch, toScratch) })
+	if err != nil {
+		return nil, err
 	}
-	k := blockRunsFor(base.BlockRuns, Summarize(slices.Clone(scratch.wall)).Median)
-	k += k % bootstrapUnit
-	if base.Settle {
-		i := 0
-		prior := slowPrior(scratch.wall, len(bs)+1)
-		err := settle(MeasureOptions{BlockRuns: k, MaxTime: base.MaxTime}, func() (time.Duration, error) {
-			t0 := now()
-			err := unit(i%2, &scratch, toScratch)
-			i++
-			return now().Sub(t0), err
-		}, prior)
-		if err != nil {
-			return nil, err
-		}
-	}
-	collectGarbage()
 	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
 	maxRuns, maxTime := 0, time.Duration(0)
 	for _, o := range opts {
