@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
+	"github.com/xrl-dev/xrl/internal/graphtest"
 )
 
 func TestMiddleSession(t *testing.T) {
@@ -46,6 +47,20 @@ func (b *sessionsBackend) Load(*graph.Model) (Session, error) {
 	return &sleepSession{clock: b.clock, d: d}, nil
 }
 
+// rooflineModel returns a model of one op whose shapes are all known: a
+// Relu of [8, 64], which the roofline model puts well under ShortLatency,
+// or, big, a MatMul [512, 4096] x [4096, 4096], well over it.
+func rooflineModel(t *testing.T, big bool) *graph.Model {
+	b := graph.NewBuilder("one-op")
+	if !big {
+		b.Output(b.Op("Relu", []*graph.Value{b.Input("x", graph.Float32, 8, 64)}, nil))
+	} else {
+		x := b.Input("x", graph.Float32, 512, 4096)
+		b.Output(b.Op("MatMul", []*graph.Value{x, b.Const("w", graph.NewTensor(graph.Float32, 4096, 4096))}, nil))
+	}
+	return &graph.Model{Graph: graphtest.Graph(t, b)}
+}
+
 func TestMeasuredShortModelSessions(t *testing.T) {
 	us := time.Microsecond
 	cases := []struct {
@@ -55,19 +70,30 @@ func TestMeasuredShortModelSessions(t *testing.T) {
 		sessions  int
 		wantLoads int
 		want      time.Duration
+		// model is timed, when set; else a graph without nodes.
+		model func(t *testing.T) *graph.Model
 	}{
-		{"short on ort: middle of five sessions", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, 0, ShortSessions, 300 * us},
-		{"short on go: one session", "go", []time.Duration{300 * us, 100 * us}, 0, 1, 300 * us},
-		{"long on ort: one session", "ort", []time.Duration{2 * time.Millisecond, 100 * us}, 0, 1, 2 * time.Millisecond},
-		{"long on ort, three sessions asked: middle of three", "ort", []time.Duration{3 * time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond}, 3, 3, 3 * time.Millisecond},
-		{"short on ort, three sessions asked: still five", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, 3, ShortSessions, 300 * us},
-		{"long on go, three sessions asked: one session", "go", []time.Duration{3 * time.Millisecond, 2 * time.Millisecond}, 3, 1, 3 * time.Millisecond},
+		{"short on ort: middle of five sessions", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, 0, ShortSessions, 300 * us, nil},
+		{"short on go: one session", "go", []time.Duration{300 * us, 100 * us}, 0, 1, 300 * us, nil},
+		{"long on ort: one session", "ort", []time.Duration{2 * time.Millisecond, 100 * us}, 0, 1, 2 * time.Millisecond, nil},
+		{"long on ort, three sessions asked: middle of three", "ort", []time.Duration{3 * time.Millisecond, 2 * time.Millisecond, 4 * time.Millisecond}, 3, 3, 3 * time.Millisecond, nil},
+		{"short on ort, three sessions asked: still five", "ort", []time.Duration{300 * us, 100 * us, 500 * us, 200 * us, 400 * us}, 3, ShortSessions, 300 * us, nil},
+		{"long on go, three sessions asked: one session", "go", []time.Duration{3 * time.Millisecond, 2 * time.Millisecond}, 3, 1, 3 * time.Millisecond, nil},
+		{"slow first session of a model the roofline puts short: middle of five", "ort",
+			[]time.Duration{5 * time.Millisecond, 100 * us, 90 * us, 110 * us, 95 * us}, 0, ShortSessions, 100 * us,
+			func(t *testing.T) *graph.Model { return rooflineModel(t, false) }},
+		{"long by the roofline too: one session", "ort", []time.Duration{5 * time.Millisecond, 100 * us}, 0, 1, 5 * time.Millisecond,
+			func(t *testing.T) *graph.Model { return rooflineModel(t, true) }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			be := &sessionsBackend{name: tc.backend, clock: useFakeClock(t), ds: tc.ds}
 			m := &Measured{Backend: be, Options: MeasureOptions{Warmup: 1, Runs: 16, MaxRuns: 16}, Sessions: tc.sessions}
-			st, err := m.Latency(&graph.Model{Graph: &graph.Graph{Name: "m"}})
+			model := &graph.Model{Graph: &graph.Graph{Name: "m"}}
+			if tc.model != nil {
+				model = tc.model(t)
+			}
+			st, err := m.Latency(model)
 			if err != nil {
 				t.Fatal(err)
 			}
