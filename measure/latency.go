@@ -138,10 +138,12 @@ const ShortSessions = 5
 // and the encoder classifier's op configurations, at most 4.1), so a
 // first session reading such a model at ShortLatency or more ran slow,
 // not the model: the cost model once timed ViT-B/16's attention bias Add
-// ([197, 1, 2304], about 92 µs) at 5 ms in its one session, and at 60 ms
-// in others, reading the whole model at 800-916 ms instead of 186 ms. In
-// 40 fresh sessions of that Add, 2 read 751-755 µs. Such a model is timed
-// in ShortSessions sessions, as a short one is.
+// ([197, 1, 2304], about 92 µs) at 5 ms in its one session, reading the
+// whole model (12 such Adds) at 242 ms instead of 186 ms; other runs,
+// not logged op by op, read it at 800-916 ms. Such spells last several
+// sessions: of 40 timings of that Add, each the middle of 5 sessions, 2
+// read 741-755 µs. A model read at milliseconds in one is timed in
+// ShortSessions sessions, as a short one is, which outlasts them.
 func shortByRoofline(model *graph.Model) bool {
 	if model == nil || model.Graph == nil || len(model.Graph.Nodes) == 0 {
 		return false
