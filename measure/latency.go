@@ -134,10 +134,10 @@ const ShortSessions = 5
 
 // shortByRoofline reports whether the roofline model puts model, every
 // output's shape known, under ShortLatency. It overstates ONNX Runtime's
-// time for nearly every op (measured/roofline 0.02-0.8 over ViT-B/16's
-// and the encoder classifier's op configurations, at most 4.1), so a
-// first session reading such a model at ShortLatency or more ran slow,
-// not the model: the cost model once timed ViT-B/16's attention bias Add
+// time for nearly every op (measured/roofline under 0.8 for nine in ten
+// of ViT-B/16's and the encoder classifier's op configurations, 4.1 at
+// most), so a first session reading such a model at ShortLatency or more
+// most likely ran in a slow spell of the machine: the cost model once timed ViT-B/16's attention bias Add
 // ([197, 1, 2304], about 92 µs) at 5 ms in its one session, reading the
 // whole model (12 such Adds) at 242 ms instead of 186 ms; other runs,
 // not logged op by op, read it at 800-916 ms. Such spells last several
