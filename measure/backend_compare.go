@@ -341,12 +341,9 @@ type timedRuns struct {
 	wall, cpu []time.Duration
 }
 
+// run times one run of s.
 func (t *timedRuns) run(s Session, in map[string]*graph.Tensor) error {
-	c0 := cpuTime()
-	d, err := timedRun(s, in)
-	t.wall = append(t.wall, d)
-	t.cpu = append(t.cpu, cpuTime()-c0)
-	return err
+	return t.runs(s, in, 1)
 }
 
 // runs times k runs of s in a row and records the CPU time once for all

@@ -137,13 +137,14 @@ const ShortSessions = 5
 // time for nearly every op (measured/roofline under 0.8 for nine in ten
 // of ViT-B/16's and the encoder classifier's op configurations, 4.1 at
 // most), so a first session reading such a model at ShortLatency or more
-// most likely ran in a slow spell of the machine: the cost model once timed ViT-B/16's attention bias Add
-// ([197, 1, 2304], about 92 µs) at 5 ms in its one session, reading the
-// whole model (12 such Adds) at 242 ms instead of 186 ms; other runs,
-// not logged op by op, read it at 800-916 ms. Such spells last several
-// sessions: of 40 timings of that Add, each the middle of 5 sessions, 2
-// read 741-755 µs. A model read at milliseconds in one is timed in
-// ShortSessions sessions, as a short one is, which outlasts them.
+// most likely ran in a slow spell of the machine. The cost model once
+// timed ViT-B/16's attention bias Add ([197, 1, 2304], about 92 µs) at
+// 5 ms in its one session, reading the whole model (12 such Adds) at
+// 242 ms instead of 186 ms; other runs, not logged op by op, read it at
+// 800-916 ms. Such spells last several sessions: of 40 timings of that
+// Add, each the middle of 5 sessions, 2 read 741-755 µs. A model read at
+// milliseconds in one is timed in ShortSessions sessions, as a short one
+// is, which outlasts them.
 func shortByRoofline(model *graph.Model) bool {
 	if model == nil || model.Graph == nil || len(model.Graph.Nodes) == 0 {
 		return false
