@@ -3,6 +3,7 @@ package graph
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Symbolic inference. On a graph bound with BindOptions.KeepSymbols, a
@@ -27,43 +28,44 @@ var symRules map[string]symRule
 
 func init() {
 	symRules = map[string]symRule{
-		"Shape":           symShape,
-		"Size":            symSize,
-		"Gather":          symGather,
-		"Slice":           symSlice,
-		"Concat":          symConcat,
-		"Unsqueeze":       symSameElems,
-		"Squeeze":         symSameElems,
-		"Identity":        symSameElems,
-		"Flatten":         symFlatten,
-		"Cast":            symCast,
-		"Add":             symArith,
-		"Sub":             symArith,
-		"Mul":             symArith,
-		"Div":             symArith,
-		"Max":             symArith,
-		"Min":             symArith,
-		"Neg":             symNeg,
-		"Equal":           symEqual,
-		"Where":           symWhere,
-		"ConstantOfShape": symConstantOfShape,
-		"Expand":          symExpand,
-		"Reshape":         symReshape,
-		"Range":           symRange,
-		"Tile":            symTile,
-		"Split":           symSplit,
-		"MatMul":          symMatMul,
-		"Gemm":            symGemm,
-		"Pad":             symPad,
-		"TopK":            symTopK,
-		"Einsum":          symEinsum,
-		"Attention":       symAttention,
-		"Resize":          symResize,
-		"Conv":            symWindow,
-		"ConvTranspose":   symWindow,
-		"MaxPool":         symWindow,
-		"AveragePool":     symWindow,
-		"LpPool":          symWindow,
+		"Shape":               symShape,
+		"Size":                symSize,
+		"Gather":              symGather,
+		"Slice":               symSlice,
+		"Concat":              symConcat,
+		"Unsqueeze":           symSameElems,
+		"Squeeze":             symSameElems,
+		"Identity":            symSameElems,
+		"Flatten":             symFlatten,
+		"Cast":                symCast,
+		"Add":                 symArith,
+		"Sub":                 symArith,
+		"Mul":                 symArith,
+		"Div":                 symArith,
+		"Max":                 symArith,
+		"Min":                 symArith,
+		"Neg":                 symNeg,
+		"Equal":               symEqual,
+		"Where":               symWhere,
+		"ConstantOfShape":     symConstantOfShape,
+		"Expand":              symExpand,
+		"Reshape":             symReshape,
+		"Range":               symRange,
+		"Tile":                symTile,
+		"Split":               symSplit,
+		"MatMul":              symMatMul,
+		"Gemm":                symGemm,
+		"Pad":                 symPad,
+		"TopK":                symTopK,
+		"Einsum":              symEinsum,
+		"Attention":           symAttention,
+		"GroupQueryAttention": symGroupQuery,
+		"Resize":              symResize,
+		"Conv":                symWindow,
+		"ConvTranspose":       symWindow,
+		"MaxPool":             symWindow,
+		"AveragePool":         symWindow,
+		"LpPool":              symWindow,
 	}
 }
 
@@ -836,12 +838,78 @@ func symSign(e Sym) int {
 		}
 	}
 	switch {
-	case pos && symBound(e, 1) >= 0:
+	case pos && symBound(e, 1) >= 0, dominates(e, 1):
 		return 1
-	case neg && symBound(e, -1) <= 0:
+	case neg && symBound(e, -1) <= 0, dominates(e, -1):
 		return -1
 	}
 	return 0
+}
+
+// dominates reports whether s*e >= 0 at every binding because each term of
+// the other sign is covered by terms of sign s over a superset of its
+// symbols: with every symbol at least 1, batch*seq >= batch, so
+// batch*seq - batch >= 0, and c >= 1 for any monomial covers a constant
+// c. Terms with derived atoms are not used (they may be 0). The covering is
+// greedy, largest monomials first, so it can miss a valid cover but never
+// claims a false one.
+func dominates(e Sym, s int64) bool {
+	type term struct {
+		coef  int64
+		atoms []string
+	}
+	var supply, need []term
+	for _, t := range e.terms {
+		for _, at := range t.atoms {
+			if isDerivedAtom(at) {
+				return false
+			}
+		}
+		if t.coef*s > 0 {
+			supply = append(supply, term{t.coef * s, t.atoms})
+		} else {
+			need = append(need, term{-t.coef * s, t.atoms})
+		}
+	}
+	if len(need) == 0 {
+		return false // the plain test above decides sums of one sign
+	}
+	// Cover the most specific needs first: a need over more symbols has fewer
+	// supplies that can cover it.
+	slices.SortStableFunc(need, func(a, b term) int { return len(b.atoms) - len(a.atoms) })
+	for _, n := range need {
+		for i := range supply {
+			if n.coef == 0 {
+				break
+			}
+			if supply[i].coef == 0 || !subMultiset(n.atoms, supply[i].atoms) {
+				continue
+			}
+			take := min(n.coef, supply[i].coef)
+			n.coef -= take
+			supply[i].coef -= take
+		}
+		if n.coef > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// subMultiset reports whether every atom of a (sorted, with repetition)
+// occurs in b (sorted) at least as often.
+func subMultiset(a, b []string) bool {
+	j := 0
+	for _, x := range a {
+		for j < len(b) && b[j] < x {
+			j++
+		}
+		if j == len(b) || b[j] != x {
+			return false
+		}
+		j++
+	}
+	return true
 }
 
 // symBound returns e's least value (s > 0) or greatest value (s < 0) when

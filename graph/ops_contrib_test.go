@@ -46,6 +46,12 @@ func TestContribOpsKeepSymbolicDims(t *testing.T) {
 					symInput(b, "v", "2:batch", "5:kv", "4"), zeros(20), int32s("m", "2:batch", "5:kv")}
 			},
 			want: []string{"2(batch)x3(seq)x4"}},
+		{name: "GroupQueryAttention", op: "GroupQueryAttention", domain: MicrosoftDomain,
+			attrs: Attrs{"num_heads": IntAttr(4), "kv_num_heads": IntAttr(2)},
+			ins: func(b *Builder) []*Value {
+				return []*Value{symInput(b, "qkv", "2:batch", "3:seq", "64"), nil, nil, nil, nil, int32s("lens", "2:batch"), int32s("total", "1")}
+			},
+			want: []string{"2(batch)x3(seq)x32", "2(batch)x2x3(seq)x8", "2(batch)x2x3(seq)x8"}},
 		{name: "SkipLayerNormalization", op: "SkipLayerNormalization", domain: MicrosoftDomain,
 			ins: func(b *Builder) []*Value {
 				return []*Value{symInput(b, "x", "2:batch", "3:seq", "8"), symInput(b, "s", "2:batch", "3:seq", "8"), zeros(8), zeros(8)}
@@ -109,6 +115,7 @@ func TestContribOpsRejectUnsupportedForms(t *testing.T) {
 		return v
 	}
 	one := []bool{true}
+	gqa := Attrs{"num_heads": IntAttr(4), "kv_num_heads": IntAttr(2)}
 	tests := []struct {
 		name   string
 		op     string
@@ -133,6 +140,21 @@ func TestContribOpsRejectUnsupportedForms(t *testing.T) {
 			ins: []*Value{f32(2, 3, 4), f32(2, 3, 4), f32(2, 3, 4), nil, nil, nil, f32(2, 2, 1, 2), f32(2, 2, 1, 2)}, want: "past"},
 		{name: "MultiHeadAttention [2*batch] mask", op: "MultiHeadAttention", domain: MicrosoftDomain, attrs: Attrs{"num_heads": IntAttr(2)}, outs: one,
 			ins: []*Value{f32(2, 3, 4), f32(2, 3, 4), f32(2, 3, 4), nil, i32(4)}, want: "key_padding_mask"},
+		{name: "GroupQueryAttention head size", op: "GroupQueryAttention", domain: MicrosoftDomain, attrs: gqa, outs: one,
+			ins: []*Value{f32(1, 3, 16), f32(1, 3, 8), f32(1, 3, 8), nil, nil, i32(1), i32(1)}, want: "multiple of 8"},
+		{name: "GroupQueryAttention past", op: "GroupQueryAttention", domain: MicrosoftDomain, attrs: gqa, outs: one,
+			ins: []*Value{f32(1, 3, 32), f32(1, 3, 16), f32(1, 3, 16), f32(1, 2, 1, 8), f32(1, 2, 1, 8), i32(1), i32(1)}, want: "past"},
+		{name: "GroupQueryAttention seqlens_k per batch", op: "GroupQueryAttention", domain: MicrosoftDomain, attrs: gqa, outs: one,
+			ins: []*Value{f32(2, 3, 32), f32(2, 3, 16), f32(2, 3, 16), nil, nil, i32(1), i32(1)}, want: "seqlens_k"},
+		{name: "GroupQueryAttention rotary of heads of 8", op: "GroupQueryAttention", domain: MicrosoftDomain,
+			attrs: Attrs{"num_heads": IntAttr(4), "kv_num_heads": IntAttr(2), "do_rotary": IntAttr(1)}, outs: one,
+			ins: []*Value{f32(1, 3, 32), f32(1, 3, 16), f32(1, 3, 16), nil, nil, i32(1), i32(1), f32(8, 4), f32(8, 4)}, want: "multiple of 16"},
+		{name: "GroupQueryAttention rotary caches too short", op: "GroupQueryAttention", domain: MicrosoftDomain,
+			attrs: Attrs{"num_heads": IntAttr(2), "kv_num_heads": IntAttr(1), "do_rotary": IntAttr(1)}, outs: one,
+			ins: []*Value{f32(1, 5, 64), f32(1, 5, 32), f32(1, 5, 32), nil, nil, i32(1), i32(1), f32(4, 16), f32(4, 16)}, want: "positions"},
+		{name: "GroupQueryAttention heads", op: "GroupQueryAttention", domain: MicrosoftDomain,
+			attrs: Attrs{"num_heads": IntAttr(3), "kv_num_heads": IntAttr(2)}, outs: one,
+			ins: []*Value{f32(1, 3, 24), f32(1, 3, 16), f32(1, 3, 16), nil, nil, i32(1), i32(1)}, want: "multiple of kv_num_heads"},
 		{name: "EmbedLayerNormalization segments without table", op: "EmbedLayerNormalization", domain: MicrosoftDomain, outs: one,
 			ins: []*Value{i32(2, 3), i32(2, 3), f32(10, 4), f32(3, 4), nil, f32(4), f32(4)}, want: "segment"},
 	}

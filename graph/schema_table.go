@@ -7,7 +7,7 @@ package graph
 var opTables = [][]OpSchema{
 	elementwiseOps, mathOps, linalgOps, convOps, poolOps, normOps, normMoreOps,
 	reduceOps, reduceMoreOps, tensorOps, sliceOps, indexOps, generateOps,
-	resizeOps, lossOps, miscOps, quantOps, signalOps, contribOps, contribAttentionOps, contribMathOps, contribNormOps,
+	resizeOps, lossOps, miscOps, quantOps, signalOps, contribOps, contribAttentionOps, contribGroupQueryOps, contribMathOps, contribNormOps,
 }
 
 func init() {

@@ -27,6 +27,13 @@ func TestSymCanonical(t *testing.T) {
 		{"max(128, seq)", "max(128,seq)"},
 		{"min(seq+1, seq)", "seq"},
 		{"max(seq+1, seq)", "seq+1"},
+		{"min(batch, batch*seq)", "batch"},
+		{"max(batch*seq, batch)", "batch*seq"},
+		{"min(2*batch*seq, batch*seq+batch)", "batch*seq+batch"},
+		{"min(batch*seq, 3)", "min(3,batch*seq)"},
+		{"min(2*batch, batch*seq)", "min(2*batch,batch*seq)"},
+		{"min(batch*seq+2, seq)", "seq"},
+		{"min(batch, seq)", "min(batch,seq)"},
 		{"[batch size]*2", "2*[batch size]"},
 		{"batch_size*sequence.len", "batch_size*sequence.len"},
 	} {

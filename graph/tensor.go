@@ -94,6 +94,11 @@ func FromFloat64(data []float64, shape ...int) *Tensor {
 	return &Tensor{DType: Float64, Shape: append([]int(nil), shape...), Data: data}
 }
 
+// FromInt32 returns an int32 tensor over data (not copied).
+func FromInt32(data []int32, shape ...int) *Tensor {
+	return &Tensor{DType: Int32, Shape: append([]int(nil), shape...), Data: data}
+}
+
 // FromInt64 returns an int64 tensor over data (not copied).
 func FromInt64(data []int64, shape ...int) *Tensor {
 	return &Tensor{DType: Int64, Shape: append([]int(nil), shape...), Data: data}

@@ -104,6 +104,11 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		// position bias per head and the shifted windows' mask as
 		// attention_bias, the Gather of each of q, k and v.
 		{"swin_tiny", map[string][]int{"image": {1, 3, 32, 32}}, "Attention", "Softmax"},
+		// Grouped-query heads with rotary embeddings and a causal mask
+		// computed from the length (LLaMA style): GroupQueryAttention,
+		// with the rotation and the repeated key/value heads taken in.
+		{"llama_decoder", map[string][]int{"input_ids": {1, 64}}, "GroupQueryAttention", "Softmax"},
+		{"llama_decoder", map[string][]int{"input_ids": {2, 32}}, "GroupQueryAttention", "Neg"},
 		// ort-fusion-forms writes the tanh GELU in the form ONNX
 		// Runtime's own fusion matches: FastGelu, no Tanh left.
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "FastGelu", "Tanh"},

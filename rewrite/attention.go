@@ -68,6 +68,7 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	}
 	replace := map[*graph.Node][]*graph.Node{}
 	used := map[*graph.Node]bool{}
+	grouped := false // a GroupQueryAttention was built (it leaves the tables and masks it read unread)
 	var added []*graph.Node
 	src := newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
 	for _, n := range g.Nodes {
@@ -81,11 +82,25 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 		if !ok {
 			m, ok = f.matchBatchFirst(n, f.packedView)
 		}
+		var gm *gqaMatch
+		if !ok {
+			gm, ok = f.matchGroupQuery(n)
+			if ok {
+				m = &attnMatch{out: gm.out, nodes: gm.nodes}
+			}
+		}
 		if !ok || slices.ContainsFunc(m.nodes, func(x *graph.Node) bool { return used[x] }) {
 			continue
 		}
 		mark, saved := len(added), src.save()
-		shapes, err := f.build(m, src)
+		var shapes []*graph.Node
+		var err error
+		if gm != nil {
+			shapes, err = f.buildGroupQuery(gm, src)
+			grouped = true
+		} else {
+			shapes, err = f.build(m, src)
+		}
 		if err != nil {
 			// No form valid at every binding: the block stays.
 			added = added[:mark]
@@ -110,6 +125,9 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 		if !used[n] {
 			out.Nodes = append(out.Nodes, n)
 		}
+	}
+	if grouped {
+		out.Nodes = dropUnread(out.Nodes, out.Outputs)
 	}
 	if err := out.Sort(); err != nil {
 		return nil, false, fmt.Errorf("rewrite: FuseAttention: %w", err)

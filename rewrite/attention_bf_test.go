@@ -9,9 +9,10 @@ import (
 
 // TestFuseAttentionOnExports canonicalises corpus exports of every style
 // (bound with their symbols kept), fuses their attention as the measured
-// passes do (FuseAttentionRounded) and checks the number of Attention
-// nodes and Softmaxes left, and that the result computes what the export
-// does at other batch sizes and lengths.
+// passes do (FuseAttentionRounded) and checks the number of Attention (or,
+// for grouped heads, GroupQueryAttention) nodes and Softmaxes left, and
+// that the result computes what the export does at other batch sizes and
+// lengths.
 func TestFuseAttentionOnExports(t *testing.T) {
 	ids, idsMask, image := idsBinding, idsMaskBinding, imageBinding
 	tests := []struct {
@@ -24,7 +25,7 @@ func TestFuseAttentionOnExports(t *testing.T) {
 		{"vit_hf", image("pixel_values", 1, 64), []map[string][]int{image("pixel_values", 2, 64)}, 3, 0},
 		{"bert_hf", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 4, 0},
 		{"gpt2_hf", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 7)}, 3, 0},
-		{"llama_decoder", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 9)}, 0, 2},
+		{"llama_decoder", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 2, 9), ids("input_ids", 1, 1)}, 2, 0},
 		{"decoder_torch", ids("input_ids", 1, 16), []map[string][]int{ids("input_ids", 3, 4)}, 3, 0},
 		{"deit_timm", image("pixels", 1, 64), []map[string][]int{image("pixels", 2, 64)}, 4, 0},
 		{"encoder_packed", idsMask(1, 16), []map[string][]int{idsMask(2, 5)}, 3, 0},
@@ -53,7 +54,7 @@ func TestFuseAttentionOnExports(t *testing.T) {
 			if changed != (tt.fused > 0) {
 				t.Fatalf("changed = %v, want %v", changed, tt.fused > 0)
 			}
-			if got := countOps(out, "Attention"); got != tt.fused {
+			if got := countOps(out, "Attention") + countOps(out, "GroupQueryAttention"); got != tt.fused {
 				t.Errorf("%d Attention nodes, want %d", got, tt.fused)
 			}
 			if got := countOps(out, "Softmax"); got != tt.softmax {
