@@ -91,13 +91,14 @@ func TestORTRunsTheFusedOps(t *testing.T) {
 		{"encoder_packed", map[string][]int{"input_ids": {1, 128}, "attention_mask": {1, 128}}, "Attention", "Softmax"},
 		// A causal mask sliced from a constant to min(512, seq) and a
 		// scale 1/sqrt(32) rounded to float32 (gpt2_hf); the rounded
-		// scale of a sequence-first export (vit_tiny).
-		{"gpt2_hf", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
+		// scale of a sequence-first export (vit_tiny). Causal blocks
+		// become GroupQueryAttention, which ONNX Runtime runs faster.
+		{"gpt2_hf", map[string][]int{"input_ids": {1, 64}}, "GroupQueryAttention", "Softmax"},
 		{"vit_tiny", map[string][]int{"image": {1, 3, 32, 32}}, "Attention", "Softmax"},
 		// Sequence-first exports with a computed causal mask.
-		{"decoder_torch", map[string][]int{"input_ids": {1, 64}}, "Attention", "Softmax"},
+		{"decoder_torch", map[string][]int{"input_ids": {1, 64}}, "GroupQueryAttention", "Softmax"},
 		// A causal mask as Where over Trilu, filled by a ConstantOfShape.
-		{"gpt_decoder", map[string][]int{"ids": {1, 64}}, "Attention", "Softmax"},
+		{"gpt_decoder", map[string][]int{"ids": {1, 64}}, "GroupQueryAttention", "Softmax"},
 		// timm's packing: [B, L, 3, N, h], Transpose[2,0,3,1,4], one slot each.
 		{"deit_timm", map[string][]int{"pixels": {1, 3, 64, 64}}, "Attention", "Softmax"},
 		// torchvision's Swin: windows of 16 positions, the relative

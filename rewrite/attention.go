@@ -135,7 +135,11 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	if err := out.Validate(); err != nil {
 		return nil, false, fmt.Errorf("rewrite: FuseAttention: %w", err)
 	}
-	return &out, true, nil
+	res, _, err := causalAsGroupQuery(&out)
+	if err != nil {
+		return nil, false, err
+	}
+	return res, true, nil
 }
 
 // attnFuser holds the graph being matched and its indexes.

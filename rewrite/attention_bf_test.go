@@ -54,7 +54,7 @@ func TestFuseAttentionOnExports(t *testing.T) {
 			if changed != (tt.fused > 0) {
 				t.Fatalf("changed = %v, want %v", changed, tt.fused > 0)
 			}
-			if got := countOps(out, "Attention") + countOps(out, "GroupQueryAttention"); got != tt.fused {
+			if got := countAttention(out); got != tt.fused {
 				t.Errorf("%d Attention nodes, want %d", got, tt.fused)
 			}
 			if got := countOps(out, "Softmax"); got != tt.softmax {

@@ -9,24 +9,26 @@ import (
 )
 
 // TestFuseGroupQuery fuses the LLaMA-style export's attention (rotary,
-// two query heads per key/value head... four here, causal mask built
-// from the length) into GroupQueryAttention, with the three projections
-// packed into the query, and checks that forms it must not fuse stay.
+// four query heads per key/value head, a causal mask built from the
+// length) into GroupQueryAttention, with the three projections packed
+// into the query, turns the causal Attention of GPT-style exports into
+// GroupQueryAttention too, and checks that forms it must not fuse stay.
 func TestFuseGroupQuery(t *testing.T) {
 	set, err := rules.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	tuning := idsBinding("input_ids", 1, 16)
-	at := []map[string][]int{tuning, idsBinding("input_ids", 3, 5), idsBinding("input_ids", 1, 1)}
-	canonical := func(t *testing.T) (*graph.Model, *graph.Graph) {
-		declared, g := loadSymbolic(t, "../testdata/corpus/llama_decoder.onnx", tuning)
-		c, _, err := Canonicalize(g, set, executor.Evaluate)
-		if err != nil {
-			t.Fatal(err)
+	canonicalOf := func(export, input string) func(t *testing.T) (*graph.Model, *graph.Graph) {
+		return func(t *testing.T) (*graph.Model, *graph.Graph) {
+			declared, g := loadSymbolic(t, "../testdata/corpus/"+export+".onnx", idsBinding(input, 1, 16))
+			c, _, err := Canonicalize(g, set, executor.Evaluate)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return declared, c
 		}
-		return declared, c
 	}
+	canonical := canonicalOf("llama_decoder", "input_ids")
 	// eachConst calls edit on every float constant of g read by an op.
 	eachConst := func(g *graph.Graph, op string, edit func(v *graph.Value) *graph.Value) {
 		for _, n := range g.Nodes {
@@ -40,9 +42,15 @@ func TestFuseGroupQuery(t *testing.T) {
 	tests := []struct {
 		name  string
 		graph func(t *testing.T) (*graph.Model, *graph.Graph)
+		input string // the token input (input_ids when empty)
 		fused int
 	}{
 		{name: "exported LLaMA-style decoder", graph: canonical, fused: 2},
+		// Causal multi-head attention fused as com.microsoft Attention
+		// first: a causal mask built by Where over Trilu (gpt_decoder_dyn),
+		// sliced from a constant to min(512, seq) (gpt2_hf).
+		{name: "GPT-style decoder", graph: canonicalOf("gpt_decoder_dyn", "ids"), input: "ids", fused: 2},
+		{name: "GPT-2 style decoder", graph: canonicalOf("gpt2_hf", "input_ids"), fused: 3},
 		{
 			name: "projections in rows (rows-2d first)",
 			graph: func(t *testing.T) (*graph.Model, *graph.Graph) {
@@ -100,6 +108,14 @@ func TestFuseGroupQuery(t *testing.T) {
 			if err := SameOutputShapes(g, out); err != nil {
 				t.Fatal(err)
 			}
+			if countOps(out, "Attention") != 0 {
+				t.Errorf("%d com.microsoft Attention left, want every causal block as GroupQueryAttention", countOps(out, "Attention"))
+			}
+			in := tt.input
+			if in == "" {
+				in = "input_ids"
+			}
+			at := []map[string][]int{idsBinding(in, 1, 16), idsBinding(in, 3, 5), idsBinding(in, 1, 1)}
 			sameAtShapesTol(t, declared, out, at, FusionFormsTolerance)
 		})
 	}

@@ -36,6 +36,12 @@ func applyPass(t *testing.T, name string, pass func(*graph.Graph) (*graph.Graph,
 	return before, out, changed
 }
 
+// countAttention counts the fused attention nodes of g: com.microsoft
+// Attention, and GroupQueryAttention, which causal blocks become.
+func countAttention(g *graph.Graph) int {
+	return countOps(g, "Attention") + countOps(g, "GroupQueryAttention")
+}
+
 func countOps(g *graph.Graph, op string) int {
 	c := 0
 	for _, n := range g.Nodes {
@@ -121,7 +127,7 @@ func TestFuseAttention(t *testing.T) {
 			if changed != (tt.fused > 0) {
 				t.Fatalf("changed = %v, want %v", changed, tt.fused > 0)
 			}
-			if got := countOps(out, "Attention"); got != tt.fused {
+			if got := countAttention(out); got != tt.fused {
 				t.Fatalf("%d Attention nodes, want %d", got, tt.fused)
 			}
 			if got := countOps(out, "Softmax"); got != softmax-tt.fused {
@@ -131,7 +137,7 @@ func TestFuseAttention(t *testing.T) {
 				return
 			}
 			for _, n := range out.Nodes {
-				if n.Op == "Attention" && n.Domain != graph.MicrosoftDomain {
+				if (n.Op == "Attention" || n.Op == "GroupQueryAttention") && n.Domain != graph.MicrosoftDomain {
 					t.Errorf("%v: domain %q", n, n.Domain)
 				}
 			}

@@ -67,7 +67,7 @@ func TestRows2D(t *testing.T) {
 					t.Fatalf("second pass: changed %v, %v", ok, err)
 				}
 				out = next
-				if got := countOps(out, "Attention"); got != tt.attention {
+				if got := countAttention(out); got != tt.attention {
 					t.Errorf("%d Attention nodes, want %d", got, tt.attention)
 				}
 			}
@@ -86,7 +86,7 @@ func TestFuseAttention2D(t *testing.T) {
 	if err != nil || !changed {
 		t.Fatalf("changed %v, %v", changed, err)
 	}
-	if got := countOps(out, "Attention"); got != 2 {
+	if got := countAttention(out); got != 2 {
 		t.Errorf("%d Attention nodes, want 2", got)
 	}
 	for _, n := range out.Nodes {
