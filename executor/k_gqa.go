@@ -14,7 +14,8 @@ func init() {
 // groupQueryKernel is ONNX Runtime's com.microsoft GroupQueryAttention
 // in the form graph.GroupQueryShape accepts (a whole prompt, no cache):
 // query and key rotated (rotate-half rotary at positions 0..seq-1),
-// every query head attending its key/value head causally, in float64.
+// every query head attending its key/value head (causally unless causal
+// is 0, plus attention_bias), in float64.
 type groupQueryKernel struct {
 	d    graph.GroupQueryDims
 	core attnCore
@@ -30,7 +31,10 @@ func newGroupQueryKernel(ni *nodeInfo) (kernel, error) {
 	}
 	scale := float64(ni.node.AttrFloat("scale"))
 	core := attnCore{batch: d.Batch, seq: d.Seq, total: d.Seq, heads: d.Heads, dh: d.HeadSize, dv: d.HeadSize,
-		scale: scale, causal: d.Seq > 1}
+		scale: scale, causal: d.Seq > 1 && ni.node.AttrInt("causal") != 0}
+	if ab := ni.in(10); ab != nil {
+		core.biasB, core.biasH = ab.shape[0], ab.shape[1]
+	}
 	if core.scale == 0 {
 		core.scale = 1 / math.Sqrt(float64(d.HeadSize))
 	}
@@ -84,7 +88,7 @@ func groupQueryRun[T floatT](rc *runCtx, k *groupQueryKernel, ins, outs []any) e
 			copy(vq[r*qw+h*hs:r*qw+(h+1)*hs], val[src:src+hs])
 		}
 	}
-	attendAll[T](rc, &k.core, q, qw, kq, qw, vq, qw, nil, k.core.mask(nil), outs[0].([]T))
+	attendAll(rc, &k.core, q, qw, kq, qw, vq, qw, optFloats[T](ins, 10), k.core.mask(nil), outs[0].([]T))
 	// present_key (rotated) and present_value in [batch, kv heads, seq, h].
 	for i, x := range [][]float64{key, val} {
 		if i+1 >= len(outs) || outs[i+1] == nil {

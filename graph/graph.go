@@ -87,9 +87,9 @@ func (n *Node) Schema() *OpSchema {
 	return Lookup(n.Domain, n.Op)
 }
 
-// Input returns input i, or nil when absent.
+// Input returns input i, or nil when absent (or i is negative).
 func (n *Node) Input(i int) *Value {
-	if i < len(n.Inputs) {
+	if i >= 0 && i < len(n.Inputs) {
 		return n.Inputs[i]
 	}
 	return nil

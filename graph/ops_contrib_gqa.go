@@ -9,21 +9,22 @@ var contribGroupQueryOps = []OpSchema{
 	{
 		Op: "GroupQueryAttention", Domain: MicrosoftDomain, MinOpset: 9, Work: workGroupQuery, Infer: inferGroupQuery,
 		Inputs: []InputSpec{req("query"), opt("key"), opt("value"), opt("past_key"), opt("past_value"),
-			req("seqlens_k"), req("total_sequence_length"), opt("cos_cache"), opt("sin_cache")},
+			req("seqlens_k"), req("total_sequence_length"), opt("cos_cache"), opt("sin_cache"), opt("position_ids"),
+			opt("attention_bias")},
 		Outputs: []InputSpec{req("output"), opt("present_key"), opt("present_value")},
 		Attrs: []AttrSpec{
 			{Name: "num_heads", Kind: AttrInt, Required: true}, {Name: "kv_num_heads", Kind: AttrInt, Required: true},
-			floatAttr("scale", 0), intAttr("do_rotary", 0), intAttr("rotary_interleaved", 0),
+			floatAttr("scale", 0), intAttr("causal", 1), intAttr("do_rotary", 0), intAttr("rotary_interleaved", 0),
 			intAttr("local_window_size", -1), floatAttr("softcap", 0), intAttr("smooth_softmax", 0),
 		},
-		Doc: "Causal grouped-query attention over a whole prompt: query [batch, seq, num_heads*h] and key and value " +
+		Doc: "Grouped-query attention over a whole prompt, causal unless causal is 0: query [batch, seq, num_heads*h] and key and value " +
 			"[batch, seq, kv_num_heads*h], h a multiple of 8 (of 16 with rotary) (or one packed query [batch, seq, (num_heads+2*kv_num_heads)*h] without key " +
 			"and value); with do_rotary, query and key rotated as rotate-half rotary embeddings at positions 0..seq-1 " +
 			"from cos_cache and sin_cache [max positions, h/2]; query head i attends the key/value head " +
-			"i/(num_heads/kv_num_heads), per head softmax(scale * Q K^T) V over the keys at or before the query " +
-			"(scale 0 means 1/sqrt(h)); optionally present_key (rotated) and present_value [batch, kv_num_heads, seq, h]. " +
+			"i/(num_heads/kv_num_heads), per head softmax(scale * Q K^T + attention_bias) V over the keys (when causal, those at or " +
+			"before the query; attention_bias [batch or 1, num_heads or 1, seq, seq], optional) (scale 0 means 1/sqrt(h)); optionally present_key (rotated) and present_value [batch, kv_num_heads, seq, h]. " +
 			"seqlens_k (int32 [batch]) must hold seq-1 and total_sequence_length (int32, one element) seq; " +
-			"no past state, interleaved rotary, local window, softcap or smooth softmax.",
+			"no past state, position_ids, interleaved rotary, local window, softcap or smooth softmax.",
 	},
 }
 
@@ -90,6 +91,12 @@ func GroupQueryShape(n *Node) (GroupQueryDims, error) {
 	if err := groupQueryRotary(n, &d); err != nil {
 		return d, err
 	}
+	if n.Input(9) != nil {
+		return d, fmt.Errorf("GroupQueryAttention with position_ids is not supported")
+	}
+	if err := checkAttentionMasks(n, -1, 10, d.Batch, d.Heads, d.Seq, d.Seq); err != nil {
+		return d, err
+	}
 	if n.AttrInt("local_window_size") != -1 || n.AttrFloat("softcap") != 0 || n.AttrInt("smooth_softmax") != 0 {
 		return d, fmt.Errorf("GroupQueryAttention with a local window, softcap or smooth softmax is not supported")
 	}
@@ -124,7 +131,7 @@ func groupQueryRotary(n *Node, d *GroupQueryDims) error {
 }
 
 func inferGroupQuery(n *Node) error {
-	if err := checkFloatOperands(n, 1, 2, 7, 8); err != nil {
+	if err := checkFloatOperands(n, 1, 2, 7, 8, 10); err != nil {
 		return err
 	}
 	d, err := GroupQueryShape(n)

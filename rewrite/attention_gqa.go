@@ -651,9 +651,11 @@ func (f *attnFuser) causalAttention(n *graph.Node) bool {
 }
 
 // groupQueryOfAttention adds (src.add) the nodes computing the causal
-// Attention node n (causalAttention) as GroupQueryAttention: the packed
-// projection MatMul(input, weights) + bias as its query, as many key/value
-// heads as heads, n's scale. The output value is n's.
+// com.microsoft Attention node n (causalAttention) as GroupQueryAttention:
+// the packed projection MatMul(input, weights) + bias as its query, as
+// many key/value heads as heads, n's scale. The output value is n's.
+// (Attention that is not causal stays: GroupQueryAttention with causal 0
+// and n's attention_bias measured slower, docs/perf.md.)
 func (f *attnFuser) groupQueryOfAttention(n *graph.Node, src *shapeSource) error {
 	base := n.Name + "_gqa"
 	x, w, b := n.Input(0), n.Input(1), n.Input(2)

@@ -11,10 +11,11 @@ import (
 // groupQueryModel is one com.microsoft GroupQueryAttention node over a
 // whole prompt: query, key and value inputs (or one packed query), the
 // constant seqlens_k and total_sequence_length of the prompt, with
-// rotary caches of cacheRows positions when cacheRows is not 0. Its
+// rotary caches of cacheRows positions when cacheRows is not 0, not causal
+// but with a random attention_bias of shape bias when bias is set. Its
 // outputs are the attention and, when present is set, both present states
 // (ONNX Runtime's CPU kernel then takes another path, its flash kernel).
-func groupQueryModel(t *testing.T, batch, seq, heads, kvHeads, h, cacheRows int, packed, present bool, scale float32) *graph.Model {
+func groupQueryModel(t *testing.T, batch, seq, heads, kvHeads, h, cacheRows int, packed, present bool, scale float32, bias []int) *graph.Model {
 	t.Helper()
 	r := rand.New(rand.NewPCG(uint64(seq), uint64(heads*10+kvHeads)))
 	cst := func(name string, tn *graph.Tensor) *graph.Value {
@@ -52,6 +53,16 @@ func groupQueryModel(t *testing.T, batch, seq, heads, kvHeads, h, cacheRows int,
 		ins = append(ins, cst("cos", table()), cst("sin", table()))
 		attrs["do_rotary"] = graph.IntAttr(1)
 	}
+	if bias != nil {
+		// Not causal, an additive bias instead.
+		d := make([]float32, graph.NumElements(bias))
+		for i := range d {
+			d[i] = float32(r.NormFloat64())
+		}
+		ins = append(ins, make([]*graph.Value, 10-len(ins))...)
+		ins = append(ins, cst("bias", graph.FromFloat32(d, bias...)))
+		attrs["causal"] = graph.IntAttr(0)
+	}
 	outs := []*graph.Value{{Name: "y"}}
 	if present {
 		outs = append(outs, &graph.Value{Name: "present_key"}, &graph.Value{Name: "present_value"})
@@ -83,6 +94,7 @@ func TestGroupQueryKernelMatchesORT(t *testing.T) {
 		batch, seq, heads, kvHeads, h, rows int
 		packed, present                     bool
 		scale                               float32
+		bias                                []int
 	}{
 		{name: "rotary, two query heads per key head, batch 2", batch: 2, seq: 5, heads: 4, kvHeads: 2, h: 16, rows: 16},
 		{name: "rotary, two query heads per key head, batch 2, present states", batch: 2, seq: 5, heads: 4, kvHeads: 2, h: 16, rows: 16, present: true},
@@ -90,10 +102,12 @@ func TestGroupQueryKernelMatchesORT(t *testing.T) {
 		{name: "packed query, rotary, present states", batch: 1, seq: 9, heads: 2, kvHeads: 1, h: 16, rows: 9, packed: true, present: true},
 		{name: "no rotary, as many key heads as query heads, own scale", batch: 1, seq: 6, heads: 2, kvHeads: 2, h: 8, scale: 0.3},
 		{name: "one position", batch: 2, seq: 1, heads: 2, kvHeads: 1, h: 16, rows: 4},
+		{name: "not causal, a bias per head", batch: 1, seq: 6, heads: 2, kvHeads: 2, h: 8, bias: []int{1, 2, 6, 6}},
+		{name: "not causal, packed, a bias per batch", batch: 2, seq: 5, heads: 4, kvHeads: 4, h: 8, packed: true, bias: []int{2, 1, 5, 5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := groupQueryModel(t, tt.batch, tt.seq, tt.heads, tt.kvHeads, tt.h, tt.rows, tt.packed, tt.present, tt.scale)
+			m := groupQueryModel(t, tt.batch, tt.seq, tt.heads, tt.kvHeads, tt.h, tt.rows, tt.packed, tt.present, tt.scale, tt.bias)
 			res, err := verify.Pair(goBE, m, ortBE, m, verify.Options{Seeds: 2, Tolerance: 1e-4})
 			if err != nil {
 				t.Fatal(err)
