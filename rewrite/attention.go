@@ -139,6 +139,9 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if res, _, err = cancelTransposedRows(res); err != nil {
+		return nil, false, err
+	}
 	return res, true, nil
 }
 

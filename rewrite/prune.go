@@ -47,7 +47,34 @@ func pruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 	if err != nil {
 		return nil, false, err
 	}
-	p := &pruner{g: g, demand: demand, have: map[*graph.Value]*graph.Value{}, names: map[string]bool{}}
+	// A packed projection whose column Slices need different rows is
+	// split first, so that each part is cut to its own rows.
+	s, split, err := splitUneven(g, demand)
+	if err != nil {
+		return nil, false, err
+	}
+	if split {
+		g = s
+		if demand, err = demandRegions(g); err != nil {
+			return nil, false, err
+		}
+	}
+	return pruneWith(g, demand, split)
+}
+
+// pruneWhole is pruneDead without splitting packed projections.
+func pruneWhole(g *graph.Graph) (*graph.Graph, bool, error) {
+	demand, err := demandRegions(g)
+	if err != nil {
+		return nil, false, err
+	}
+	return pruneWith(g, demand, false)
+}
+
+// pruneWith rebuilds g over the demanded boxes; changed reports a change
+// made before (a split).
+func pruneWith(g *graph.Graph, demand map[*graph.Value]region, changed bool) (*graph.Graph, bool, error) {
+	p := &pruner{g: g, demand: demand, have: map[*graph.Value]*graph.Value{}, names: map[string]bool{}, changed: changed}
 	p.src = newShapeSource(g, p.names, func(n *graph.Node) { p.nodes = append(p.nodes, n) })
 	for _, v := range g.Inputs {
 		p.names[v.Name] = true
