@@ -115,27 +115,11 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	if len(replace) == 0 {
 		return g, false, nil
 	}
-	out := *g
-	out.Nodes = nil
-	for _, n := range g.Nodes {
-		if r, ok := replace[n]; ok {
-			out.Nodes = append(out.Nodes, r...)
-			continue
-		}
-		if !used[n] {
-			out.Nodes = append(out.Nodes, n)
-		}
+	out, err := spliced(g, replace, used, grouped, "FuseAttention")
+	if err != nil {
+		return nil, false, err
 	}
-	if grouped {
-		out.Nodes = dropUnread(out.Nodes, out.Outputs)
-	}
-	if err := out.Sort(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: FuseAttention: %w", err)
-	}
-	if err := out.Validate(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: FuseAttention: %w", err)
-	}
-	res, _, err := causalAsGroupQuery(&out)
+	res, _, err := causalAsGroupQuery(out)
 	if err != nil {
 		return nil, false, err
 	}

@@ -588,6 +588,32 @@ func (f *attnFuser) packedQKV(m *gqaMatch, base string, src *shapeSource) (*grap
 	return out, nil
 }
 
+// spliced returns g with each node of replace replaced by its nodes and
+// the nodes of drop left out, the nodes nothing reads any more dropped
+// (dropUnread) when prune is set, sorted and validated; what names the
+// rewrite in errors.
+func spliced(g *graph.Graph, replace map[*graph.Node][]*graph.Node, drop map[*graph.Node]bool, prune bool, what string) (*graph.Graph, error) {
+	out := *g
+	out.Nodes = nil
+	for _, n := range g.Nodes {
+		if r, ok := replace[n]; ok {
+			out.Nodes = append(out.Nodes, r...)
+		} else if !drop[n] {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	if prune {
+		out.Nodes = dropUnread(out.Nodes, out.Outputs)
+	}
+	if err := out.Sort(); err != nil {
+		return nil, fmt.Errorf("rewrite: %s: %w", what, err)
+	}
+	if err := out.Validate(); err != nil {
+		return nil, fmt.Errorf("rewrite: %s: %w", what, err)
+	}
+	return &out, nil
+}
+
 // dropUnread removes, until none is left, the nodes none of whose outputs
 // is read by another node or is one of outputs: what a fusion left
 // computing only for the block it replaced (a mask built from the
@@ -684,33 +710,22 @@ func causalAsGroupQuery(g *graph.Graph) (*graph.Graph, bool, error) {
 	f.isOut = append(f.isOut, g.Outputs...)
 	var added []*graph.Node
 	src := newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
-	out := *g
-	out.Nodes = nil
-	changed := false
+	replace := map[*graph.Node][]*graph.Node{}
 	for _, n := range g.Nodes {
 		if !f.causalAttention(n) {
-			out.Nodes = append(out.Nodes, n)
 			continue
 		}
 		mark, saved := len(added), src.save()
 		if err := f.groupQueryOfAttention(n, src); err != nil {
 			added = added[:mark]
 			src.restore(saved)
-			out.Nodes = append(out.Nodes, n)
 			continue
 		}
-		out.Nodes = append(out.Nodes, added[mark:]...)
-		changed = true
+		replace[n] = added[mark:]
 	}
-	if !changed {
+	if len(replace) == 0 {
 		return g, false, nil
 	}
-	out.Nodes = dropUnread(out.Nodes, out.Outputs)
-	if err := out.Sort(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: causal attention as GroupQueryAttention: %w", err)
-	}
-	if err := out.Validate(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: causal attention as GroupQueryAttention: %w", err)
-	}
-	return &out, true, nil
+	out, err := spliced(g, replace, nil, true, "causal attention as GroupQueryAttention")
+	return out, err == nil, err
 }

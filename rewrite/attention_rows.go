@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -47,23 +46,8 @@ func cancelTransposedRows(g *graph.Graph) (*graph.Graph, bool, error) {
 	if len(replace) == 0 {
 		return g, false, nil
 	}
-	out := *g
-	out.Nodes = nil
-	for _, n := range g.Nodes {
-		if r, ok := replace[n]; ok {
-			out.Nodes = append(out.Nodes, r...)
-		} else if !drop[n] {
-			out.Nodes = append(out.Nodes, n)
-		}
-	}
-	out.Nodes = dropUnread(out.Nodes, out.Outputs)
-	if err := out.Sort(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: transposed rows: %w", err)
-	}
-	if err := out.Validate(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: transposed rows: %w", err)
-	}
-	return &out, true, nil
+	out, err := spliced(g, replace, drop, true, "transposed rows")
+	return out, err == nil, err
 }
 
 // transposedRows matches the pattern ending at t, the last Transpose, and

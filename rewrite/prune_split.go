@@ -39,23 +39,8 @@ func splitUneven(g *graph.Graph, demand map[*graph.Value]region) (*graph.Graph, 
 	if len(replace) == 0 {
 		return g, false, nil
 	}
-	out := *g
-	out.Nodes = nil
-	for _, n := range g.Nodes {
-		if r, ok := replace[n]; ok {
-			out.Nodes = append(out.Nodes, r...)
-		} else {
-			out.Nodes = append(out.Nodes, n)
-		}
-	}
-	out.Nodes = dropUnread(out.Nodes, out.Outputs)
-	if err := out.Sort(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: split projections: %w", err)
-	}
-	if err := out.Validate(); err != nil {
-		return nil, false, fmt.Errorf("rewrite: split projections: %w", err)
-	}
-	return &out, true, nil
+	out, err := spliced(g, replace, nil, true, "split projections")
+	return out, err == nil, err
 }
 
 // packedProj is a projection MatMul(x, w) (+ b), add nil without bias.
