@@ -25,12 +25,10 @@ import (
 // K and V are MatMuls of one input by constant weights, they become one
 // MatMul whose output is GroupQueryAttention's packed query.
 //
-// GroupQueryAttention is causal by itself, so M must be: a constant mask
-// is checked (0 at and below the diagonal, at most causalFill above); a
-// mask computed at run time must depend on shapes alone (exporters build
-// it from the sequence length), and the pass's result is verified like
-// every pass's before it is used. ONNX Runtime's CPU kernel needs heads of
-// a multiple of 8 (16 with rotary).
+// GroupQueryAttention is causal by itself, so M must be (causalValue: a
+// constant checked element by element, or one of the constructions
+// exporters compute from the length). ONNX Runtime's CPU kernel needs
+// heads of a multiple of 8 (16 with rotary).
 
 // gqaMatch is one matched grouped-query attention block.
 type gqaMatch struct {
@@ -153,8 +151,7 @@ func (f *attnFuser) gqaOutputSide(m *gqaMatch, sm *graph.Node) (*graph.Node, boo
 
 // causalMask strips the additive mask from the scores s into the block
 // and returns the scores without it. The mask must broadcast as [.., S,
-// S] with leading ones, and be a causal constant (causalConst) or a value
-// computed from shapes alone (shapeOnlyValue).
+// S] with leading ones and be causal (causalValue).
 func (f *attnFuser) causalMask(m *gqaMatch, s *graph.Value) (*graph.Value, bool) {
 	add, ok := f.from(s, "Add")
 	if !ok {
@@ -167,7 +164,7 @@ func (f *attnFuser) causalMask(m *gqaMatch, s *graph.Value) (*graph.Value, bool)
 			mk.DType != s.DType {
 			continue
 		}
-		if mk.IsConst() && !causalConst(mk.Const) || !mk.IsConst() && !f.shapeOnlyValue(mk, map[*graph.Value]bool{}) {
+		if !f.causalValue(mk) {
 			continue
 		}
 		m.nodes = append(m.nodes, add)
@@ -192,31 +189,6 @@ func causalConst(t *graph.Tensor) bool {
 			if x := d[i*s+j]; j <= i && x != 0 || j > i && !(x <= causalFill) {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-// shapeOnlyValue reports whether v is computed from constants and the
-// shapes of other values alone (Shape nodes), never from their elements.
-func (f *attnFuser) shapeOnlyValue(v *graph.Value, seen map[*graph.Value]bool) bool {
-	if v == nil || v.IsConst() || seen[v] {
-		return true
-	}
-	seen[v] = true
-	p := f.prod[v]
-	if p == nil || len(seen) > 256 {
-		return false // a graph input, or too far to follow
-	}
-	if isShapeOp(p) {
-		return true
-	}
-	if p.IsOpaque() || p.Op == "RandomNormal" || p.Op == "RandomUniform" || p.Op == "RandomNormalLike" || p.Op == "RandomUniformLike" {
-		return false
-	}
-	for _, in := range p.Inputs {
-		if !f.shapeOnlyValue(in, seen) {
-			return false
 		}
 	}
 	return true
@@ -644,10 +616,9 @@ func dropUnread(nodes []*graph.Node, outputs []*graph.Value) []*graph.Node {
 
 // causalAttention reports whether the com.microsoft Attention node n
 // computes causal attention that GroupQueryAttention computes too: no
-// mask_index, and either unidirectional without attention_bias, or an
-// attention_bias [1, 1, S, S] that is a causal constant (causalConst) or
-// computed from shapes alone (shapeOnlyValue; the pass's result is
-// verified). The heads must be a multiple of 8 in size.
+// mask_index, and either unidirectional without attention_bias, or a
+// causal attention_bias [1, 1, S, S] (causalValue). The heads must be a
+// multiple of 8 in size.
 func (f *attnFuser) causalAttention(n *graph.Node) bool {
 	if n.Op != "Attention" || n.Domain != graph.MicrosoftDomain || n.Input(3) != nil || n.Input(4) != nil {
 		return false
@@ -670,10 +641,7 @@ func (f *attnFuser) causalAttention(n *graph.Node) bool {
 	if _, ok := capOf(as[2], xs[1]); !ok {
 		return false
 	}
-	if ab.IsConst() {
-		return causalConst(ab.Const)
-	}
-	return f.shapeOnlyValue(ab, map[*graph.Value]bool{})
+	return f.causalValue(ab)
 }
 
 // groupQueryOfAttention adds (src.add) the nodes computing the causal

@@ -6,6 +6,7 @@ import (
 	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/graph"
 	"github.com/xrl-dev/xrl/rules"
+	"github.com/xrl-dev/xrl/rules/ruleverify"
 )
 
 // TestFuseGroupQuery fuses the LLaMA-style export's attention (rotary,
@@ -39,11 +40,43 @@ func TestFuseGroupQuery(t *testing.T) {
 			}
 		}
 	}
+	// editConst replaces, in the first node of op that reads a constant
+	// equal to old, that constant by one holding new.
+	editConst := func(g *graph.Graph, op string, old, new float64) {
+		for _, n := range g.Nodes {
+			for i, v := range n.Inputs {
+				if n.Op == op && isIntScalar(v, old) {
+					c := *v
+					c.Name, c.Const = v.Name+"_edited", v.Const.Clone()
+					switch d := c.Const.Data.(type) {
+					case []int64:
+						d[0] = int64(new)
+					case []float32:
+						d[0] = float32(new)
+					}
+					n.Inputs[i] = &c
+					return
+				}
+			}
+		}
+		t.Fatalf("no %s reads the constant %v", op, old)
+	}
+	// edited returns canonicalOf(export, input) with edit applied.
+	edited := func(export, input string, edit func(g *graph.Graph)) func(t *testing.T) (*graph.Model, *graph.Graph) {
+		return func(t *testing.T) (*graph.Model, *graph.Graph) {
+			d, c := canonicalOf(export, input)(t)
+			edit(c)
+			return d, c
+		}
+	}
 	tests := []struct {
 		name  string
 		graph func(t *testing.T) (*graph.Model, *graph.Graph)
 		input string // the token input (input_ids when empty)
 		fused int
+		// attention is the com.microsoft Attention nodes expected (a block
+		// whose mask is not causal stays one).
+		attention int
 	}{
 		{name: "exported LLaMA-style decoder", graph: canonical, fused: 2},
 		// Causal multi-head attention fused as com.microsoft Attention
@@ -51,6 +84,15 @@ func TestFuseGroupQuery(t *testing.T) {
 		// sliced from a constant to min(512, seq) (gpt2_hf).
 		{name: "GPT-style decoder", graph: canonicalOf("gpt_decoder_dyn", "ids"), input: "ids", fused: 2},
 		{name: "GPT-2 style decoder", graph: canonicalOf("gpt2_hf", "input_ids"), fused: 3},
+		// A -inf triu buffer sliced to [:seq, :seq], sequence-first.
+		{name: "decoder written with nn.TransformerEncoder", graph: canonicalOf("decoder_torch", "input_ids"), fused: 3},
+		// Masks that let a query see the key after it are not causal, at
+		// any length: LLaMA's j < i+2 (one mask for both layers), a Trilu
+		// from the second diagonal (the first layer's; the second's is
+		// causal).
+		{name: "LLaMA-style mask j < i+2", graph: edited("llama_decoder", "input_ids", func(g *graph.Graph) { editConst(g, "Add", 1, 2) })},
+		{name: "GPT-style mask from Trilu k = 2", graph: edited("gpt_decoder_dyn", "ids", func(g *graph.Graph) { editConst(g, "Trilu", 1, 2) }),
+			input: "ids", fused: 1, attention: 1},
 		{
 			name: "projections in rows (rows-2d first)",
 			graph: func(t *testing.T) (*graph.Model, *graph.Graph) {
@@ -83,9 +125,9 @@ func TestFuseGroupQuery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			declared, g := tt.graph(t)
-			_, out, changed := applyPass(t, "FuseAttentionRounded", FuseAttentionRounded, g)
-			if changed != (tt.fused > 0) {
-				t.Fatalf("changed = %v, want %v", changed, tt.fused > 0)
+			before, out, changed := applyPass(t, "FuseAttentionRounded", FuseAttentionRounded, g)
+			if changed != (tt.fused+tt.attention > 0) {
+				t.Fatalf("changed = %v, want %v", changed, tt.fused+tt.attention > 0)
 			}
 			if !changed {
 				return
@@ -95,7 +137,7 @@ func TestFuseGroupQuery(t *testing.T) {
 				if n.Op == "GroupQueryAttention" && n.Input(1) == nil && n.Input(2) == nil {
 					packed++
 				}
-				if n.Op == "Softmax" || n.Op == "Neg" || n.Op == "Where" {
+				if n.Op == "Softmax" || n.Op == "Neg" || n.Op == "Where" && tt.attention == 0 {
 					t.Errorf("%v left after fusing", n)
 				}
 			}
@@ -108,12 +150,19 @@ func TestFuseGroupQuery(t *testing.T) {
 			if err := SameOutputShapes(g, out); err != nil {
 				t.Fatal(err)
 			}
-			if countOps(out, "Attention") != 0 {
-				t.Errorf("%d com.microsoft Attention left, want every causal block as GroupQueryAttention", countOps(out, "Attention"))
+			if got := countOps(out, "Attention"); got != tt.attention {
+				t.Errorf("%d com.microsoft Attention, want %d (every causal block as GroupQueryAttention)", got, tt.attention)
 			}
 			in := tt.input
 			if in == "" {
 				in = "input_ids"
+			}
+			if tt.attention > 0 {
+				// An edited export: compared with the graph before the pass.
+				if _, err := ruleverify.SameFunction(before, out, 2, 1, FusionFormsTolerance); err != nil {
+					t.Fatal(err)
+				}
+				return
 			}
 			at := []map[string][]int{idsBinding(in, 1, 16), idsBinding(in, 3, 5), idsBinding(in, 1, 1)}
 			sameAtShapesTol(t, declared, out, at, FusionFormsTolerance)
