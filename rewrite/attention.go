@@ -97,7 +97,7 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 		var err error
 		if gm != nil {
 			shapes, err = f.buildGroupQuery(gm, src)
-			grouped = true
+			grouped = grouped || err == nil
 		} else {
 			shapes, err = f.build(m, src)
 		}
@@ -510,9 +510,22 @@ func (f *attnFuser) queriesKeys(m *attnMatch, scores *graph.Value, view headView
 // is valid at every binding. The Shape nodes reading values of the block
 // are recomputed from the symbols; build returns them, as replaced.
 func (f *attnFuser) build(m *attnMatch, src *shapeSource) (shapes []*graph.Node, err error) {
-	base := m.out.Name + "_attention"
-	for _, n := range m.nodes {
-		if n == m.out {
+	if shapes, err = f.blockShapes(m.nodes, m.out, src); err != nil {
+		return nil, err
+	}
+	if err := f.buildAttention(m, m.out.Name+"_attention", src); err != nil {
+		return nil, err
+	}
+	return shapes, nil
+}
+
+// blockShapes recomputes from the symbols (src.replaceShape) the Shape
+// nodes reading values of a block's nodes other than out, directly or
+// through a node read only by Shapes (shapeOnly), and returns those
+// nodes, which the block's replacement drops.
+func (f *attnFuser) blockShapes(nodes []*graph.Node, out *graph.Node, src *shapeSource) (shapes []*graph.Node, err error) {
+	for _, n := range nodes {
+		if n == out {
 			continue
 		}
 		for _, o := range n.Outputs {
@@ -535,9 +548,6 @@ func (f *attnFuser) build(m *attnMatch, src *shapeSource) (shapes []*graph.Node,
 				}
 			}
 		}
-	}
-	if err := f.buildAttention(m, base, src); err != nil {
-		return nil, err
 	}
 	return shapes, nil
 }

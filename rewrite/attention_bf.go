@@ -24,12 +24,19 @@ func (f *attnFuser) headView4(v *graph.Value, perm []int64) (heads, []*graph.Nod
 	if !ok {
 		return heads{}, nil, false
 	}
+	h, ok := splitHeads4(r)
+	return h, []*graph.Node{t, r}, ok
+}
+
+// splitHeads4 returns the layout of the Reshape r when it splits the last
+// axis of its input [B, L, D] into [B, L, N, h].
+func splitHeads4(r *graph.Node) (heads, bool) {
 	rs, ss := dims(r.Outputs[0]), dims(r.Input(0))
 	if len(rs) != 4 || len(ss) != 3 || rs[0] != ss[0] || rs[1] != ss[1] || rs[2].Param != "" || rs[3].Param != "" ||
 		rs[2].Value <= 0 || rs[3].Value <= 0 || !isFixed(ss[2], rs[2].Value*rs[3].Value) {
-		return heads{}, nil, false
+		return heads{}, false
 	}
-	return heads{src: r.Input(0), batch: ss[0], seq: ss[1], n: int(rs[2].Value), width: int(ss[2].Value)}, []*graph.Node{t, r}, true
+	return heads{src: r.Input(0), batch: ss[0], seq: ss[1], n: int(rs[2].Value), width: int(ss[2].Value)}, true
 }
 
 // packedView matches timm's packing of q, k and v: P [B, L, 3D] reshaped

@@ -100,30 +100,37 @@ func (f *attnFuser) topLeft(v *graph.Value) (*graph.Tensor, bool) {
 			return nil, false
 		}
 		in := dims(sl.Input(0))
-		starts, ok1 := constInts(sl, 1)
-		axes, ok2 := constInts(sl, 3)
-		if sl.Input(3) == nil {
-			axes, ok2 = nil, true
-			for i := range starts {
-				axes = append(axes, int64(i))
-			}
-		}
-		if sl.Input(4) != nil {
-			steps, ok := constInts(sl, 4)
-			if !ok || slices.ContainsFunc(steps, func(s int64) bool { return s != 1 }) {
-				return nil, false
-			}
-		}
-		if !ok1 || !ok2 || len(axes) != len(starts) || len(in) < 2 {
+		axes, ok := zeroSlice(sl, len(in))
+		if !ok || len(in) < 2 || slices.ContainsFunc(axes, func(a int) bool { return a < len(in)-2 }) {
 			return nil, false
-		}
-		for i, a := range axes {
-			if a := normAxis(a, len(in)); a < len(in)-2 || starts[i] != 0 {
-				return nil, false
-			}
 		}
 		sliced, v = true, sl.Input(0)
 	}
+}
+
+// zeroSlice returns the axes of the Slice sl, normalised to its input's
+// rank, when every start is the constant 0 and every step 1 (the ends may
+// be computed: the output's shape says how far it reaches).
+func zeroSlice(sl *graph.Node, rank int) ([]int, bool) {
+	starts, ok := constInts(sl, 1)
+	if !ok || slices.ContainsFunc(starts, func(s int64) bool { return s != 0 }) {
+		return nil, false
+	}
+	if sl.Input(4) != nil {
+		steps, ok := constInts(sl, 4)
+		if !ok || slices.ContainsFunc(steps, func(s int64) bool { return s != 1 }) {
+			return nil, false
+		}
+	}
+	if sl.Input(3) == nil {
+		axes := make([]int, len(starts))
+		for i := range axes {
+			axes[i] = i
+		}
+		return axes, true
+	}
+	axes, ok := constAxes(sl, 3, rank)
+	return axes, ok && len(axes) == len(starts)
 }
 
 // fillConst returns the value of a scalar float constant, or of a
@@ -152,22 +159,7 @@ func fillConst(f *attnFuser, v *graph.Value) (float64, bool) {
 // ones) is true (non-zero) exactly at and below the diagonal (keep), or
 // exactly above it (not keep).
 func boolTriangle(t *graph.Tensor, keep bool) bool {
-	d, err := t.AsFloat64()
-	if err != nil || len(t.Shape) < 2 {
-		return false
-	}
-	p := t.Shape[len(t.Shape)-1]
-	if len(d) != p*p {
-		return false
-	}
-	for i := range p {
-		for j := range p {
-			if (d[i*p+j] != 0) != ((j <= i) == keep) {
-				return false
-			}
-		}
-	}
-	return true
+	return everyCell(t, func(i, j int, x float64) bool { return (x != 0) == ((j <= i) == keep) })
 }
 
 // lessThanNext reports whether c [S, S] is Less(R, Reshape(Add(R, 1)))

@@ -176,17 +176,23 @@ func (f *attnFuser) causalMask(m *gqaMatch, s *graph.Value) (*graph.Value, bool)
 // causalConst reports whether t, [.., S, S] with leading ones, is 0 at and
 // below the diagonal and at most causalFill above it.
 func causalConst(t *graph.Tensor) bool {
+	return everyCell(t, func(i, j int, x float64) bool { return j <= i && x == 0 || j > i && x <= causalFill })
+}
+
+// everyCell reports whether the square table t [.., P, P] (leading ones)
+// is numeric and ok holds for every element, x at row i and column j.
+func everyCell(t *graph.Tensor, ok func(i, j int, x float64) bool) bool {
 	d, err := t.AsFloat64()
 	if err != nil || len(t.Shape) < 2 {
 		return false
 	}
-	s := t.Shape[len(t.Shape)-1]
-	if len(d) != s*s {
+	p := t.Shape[len(t.Shape)-1]
+	if len(d) != p*p {
 		return false
 	}
-	for i := range s {
-		for j := range s {
-			if x := d[i*s+j]; j <= i && x != 0 || j > i && !(x <= causalFill) {
+	for i := range p {
+		for j := range p {
+			if !ok(i, j, d[i*p+j]) {
 				return false
 			}
 		}
@@ -303,15 +309,13 @@ func (f *attnFuser) sharedHeadView(m *gqaMatch, v *graph.Value) (*graph.Value, i
 	if !ok {
 		return nil, 0, false
 	}
-	rs, ss := dims(r.Outputs[0]), dims(r.Input(0))
-	if len(rs) != 4 || len(ss) != 3 || rs[0] != ss[0] || rs[1] != ss[1] || ss[0] != m.batch || ss[1] != m.seq ||
-		rs[2].Param != "" || rs[3].Param != "" || rs[2].Value <= 0 || rs[3].Value <= 0 || !isFixed(ss[2], rs[2].Value*rs[3].Value) ||
-		m.h != 0 && int(rs[3].Value) != m.h {
+	hv, ok := splitHeads4(r)
+	if !ok || hv.batch != m.batch || hv.seq != m.seq || m.h != 0 && hv.width/hv.n != m.h {
 		return nil, 0, false
 	}
-	m.h = int(rs[3].Value)
+	m.h = hv.width / hv.n
 	m.nodes = append(m.nodes, t, r)
-	return r.Input(0), int(rs[2].Value), true
+	return hv.src, hv.n, true
 }
 
 // rotaryCaches checks that the queries and keys are rotated by the same
@@ -353,17 +357,10 @@ func (f *attnFuser) rotaryTable(m *gqaMatch, v *graph.Value) (*graph.Tensor, boo
 		if !ok || !sl.Input(0).IsConst() {
 			return nil, false
 		}
-		// From row 0 along the rows' axis, step 1; the end may be computed
-		// (the sequence length), the output's shape says how many rows.
+		// From row 0 along the rows' axis (zeroSlice).
 		in := dims(sl.Input(0))
-		starts, ok1 := constInts(sl, 1)
-		axes, ok2 := constInts(sl, 3)
-		steps, ok3 := constInts(sl, 4)
-		if sl.Input(4) == nil {
-			steps, ok3 = []int64{1}, true
-		}
-		if !ok1 || !ok2 || !ok3 || len(in) != len(vs) || !allOnes(in[:len(in)-2]) || !slices.Equal(starts, []int64{0}) ||
-			len(axes) != 1 || normAxis(axes[0], len(in)) != len(in)-2 || !slices.Equal(steps, []int64{1}) {
+		axes, ok := zeroSlice(sl, len(in))
+		if !ok || len(in) != len(vs) || !allOnes(in[:len(in)-2]) || !slices.Equal(axes, []int{len(in) - 2}) {
 			return nil, false
 		}
 		c = sl.Input(0)
@@ -394,9 +391,9 @@ func tensorsEqual(a, b *graph.Tensor) bool {
 }
 
 // closed reports whether the block's values are read only inside it (Shape
-// nodes aside, which build recomputes): every output of a node of the
-// block but the last is read only by nodes of the block and is not a
-// graph output.
+// nodes and nodes read only by Shapes aside, which blockShapes recomputes
+// and drops): every output of a node of the block but the last is read only
+// by nodes of the block and is not a graph output.
 func (f *attnFuser) closed(m *gqaMatch) bool {
 	in := map[*graph.Node]bool{}
 	for _, n := range m.nodes {
@@ -414,7 +411,7 @@ func (f *attnFuser) closed(m *gqaMatch) bool {
 				return false
 			}
 			for _, r := range f.cons[o] {
-				if !in[r] && !isShapeOp(r) {
+				if !in[r] && !isShapeOp(r) && !f.shapeOnly(r) {
 					return false
 				}
 			}
@@ -427,22 +424,9 @@ func (f *attnFuser) closed(m *gqaMatch) bool {
 // Shape nodes it recomputed from the symbols.
 func (f *attnFuser) buildGroupQuery(m *gqaMatch, src *shapeSource) ([]*graph.Node, error) {
 	base := m.out.Name + "_gqa"
-	in := map[*graph.Node]bool{}
-	for _, n := range m.nodes {
-		in[n] = true
-	}
-	var shapes []*graph.Node
-	for _, n := range m.nodes {
-		for _, o := range n.Outputs {
-			for _, r := range f.cons[o] {
-				if !in[r] && isShapeOp(r) && !slices.Contains(shapes, r) {
-					if err := src.replaceShape(r); err != nil {
-						return nil, err
-					}
-					shapes = append(shapes, r)
-				}
-			}
-		}
+	shapes, err := f.blockShapes(m.nodes, m.out, src)
+	if err != nil {
+		return nil, err
 	}
 	q := m.q
 	if qkv, err := f.packedQKV(m, base, src); err != nil {
