@@ -16,7 +16,9 @@ import (
 // over other axes, Transpose, reshapes that keep the cut axis intact,
 // Slice and Gather. In attention this keeps only the query rows that are
 // read while keys and values stay whole, because the key and value
-// branches ask for every row.
+// branches ask for every row; when one query row is left, its products
+// with the keys and values are computed from the layer's input without
+// projecting the keys and values of every row (oneQueryAttention).
 //
 // The demand of a value is the bounding box of what its readers need
 // (graph outputs need everything); a node is rebuilt over the demanded box
@@ -43,6 +45,21 @@ func PruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
 
 // pruneDead is PruneDead on a graph that may narrow a demand.
 func pruneDead(g *graph.Graph) (*graph.Graph, bool, error) {
+	out, changed, err := pruneRows(g)
+	if err != nil {
+		return nil, false, err
+	}
+	// A layer cut to one query row no longer projects its keys and
+	// values for that row (prune_query.go).
+	q, one, err := oneQueryAttention(out)
+	if err != nil {
+		return nil, false, err
+	}
+	return q, changed || one, nil
+}
+
+// pruneRows is pruneDead without oneQueryAttention.
+func pruneRows(g *graph.Graph) (*graph.Graph, bool, error) {
 	demand, err := demandRegions(g)
 	if err != nil {
 		return nil, false, err
