@@ -131,7 +131,7 @@ func (s *Start) foldedOrOriginal(w io.Writer, tol float64, seed uint64) (*graph.
 // verifies there, with the number of the last models dropped. The
 // search's result failing too, the folded model is finished in its place
 // (or the original, when that fails: rejected reports either). Each
-// model dropped was measurably faster than the one before it, which
+// model dropped was chosen over the one before it by its timing, which
 // therefore is the best of those left. The original and a model verified
 // at every shape already (the folded model of FinishOrFolded) are
 // returned as they are. A model after the first (a measured pass's

@@ -38,7 +38,9 @@ var DefaultMeasuredPasses = []string{"prune-dead-rows", "ort-fusion-forms", "fus
 // verified against the original model at the tuning shape and timed,
 // interleaved on the default backend, against the model chosen so far
 // (out at first), and it replaces that model only when it is measurably
-// faster (the 99% confidence interval of after/before below 1) and every
+// faster (the 99% confidence interval of after/before below 1) or, the
+// trial ending undecided, leans faster (leansFaster; not for a layout
+// pass), and every
 // pass's step computes what the graph before it does, checked in float64
 // then (checkSteps). It returns the models
 // chosen in turn, out first and the model chosen last at the end, each
@@ -57,7 +59,7 @@ var DefaultMeasuredPasses = []string{"prune-dead-rows", "ort-fusion-forms", "fus
 // A model of ShortLatency or more has its trials timed together
 // (passTrials.joint): the results on both bases and out with the layout
 // passes, each against out in one interleaved run, the fastest of those
-// measurably faster kept; the layout passes are then tried on it as
+// measurably faster kept (of those leaning faster, when none is); the layout passes are then tried on it as
 // above. A shorter model's trials run one after the other.
 func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []string, m Measurement, tol float64, seed uint64) ([]*graph.Model, []PassTrial, error) {
 	named, err := PassesNamed(names)
@@ -307,11 +309,49 @@ func (t *passTrials) one(c *passCandidate) error {
 	}
 	t.latency = cmp.A.Median
 	var failed error
-	if cmp.RatioHi < 1 {
+	keep := t.keeps(c, cmp)
+	if keep {
 		failed = checkSteps(c.steps, measuredPassCheck(t.s, t.seed))
 	}
-	t.record(c, cmp, cmp.RatioHi < 1 && failed == nil, "", failed)
+	t.record(c, cmp, keep && failed == nil, "", failed)
 	return nil
+}
+
+// keeps reports whether a trial's timing cmp keeps c: measurably faster
+// (the 99% interval of after/before below 1), or, for a pass other than
+// a layout pass, leaning faster (leansFaster).
+func (t *passTrials) keeps(c *passCandidate, cmp measure.Comparison) bool {
+	return cmp.RatioHi < 1 || !t.layoutOnly(c) && leansFaster(cmp)
+}
+
+// layoutOnly reports whether every pass c applied is a layout pass.
+func (t *passTrials) layoutOnly(c *passCandidate) bool {
+	for _, name := range c.applied {
+		if !slices.ContainsFunc(t.layouts, func(p rewrite.Pass) bool { return p.Name == name }) {
+			return false
+		}
+	}
+	return len(c.applied) > 0
+}
+
+// PassTrialLean is the least gain at the medians with which a trial that
+// ends undecided keeps a pass's result (leansFaster).
+const PassTrialLean = 0.01
+
+// leansFaster reports whether an undecided trial's timing cmp still
+// favours the pass's result: its median at least PassTrialLean lower and
+// its 99% interval ruling out a slowdown of PassTrialMargin, the trials'
+// equivalence margin. A pass that gains 2-3% often ends its capped trial
+// with an interval reaching just above 1 on a busy 2-core machine (on the
+// corpus Swin, the folded model with the fusions at 0.980, 99% CI
+// 0.952-1.014, in a run that wrote a model 1.117x faster than the
+// original against 1.14-1.15x in the others; the corpus encoder's folded
+// base with the fusions at 0.974, 0.948-1.001), and leaving it out then
+// wrote a model a few percent slower. Never-slower still compares the model written with
+// the original. Layout passes (rows-2d) are kept only when measurably
+// faster: their trials mostly end at 0.99-1.00, with no gain to lean on.
+func leansFaster(cmp measure.Comparison) bool {
+	return cmp.Ratio <= 1-PassTrialLean && cmp.RatioHi < 1+PassTrialMargin
 }
 
 // joint times cands together against the model chosen so far
@@ -353,12 +393,18 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 		return fmt.Errorf("measured passes, timing %s: %w", strings.Join(whats, "; "), err)
 	}
 	// The fastest of those measurably faster whose steps check in
-	// float64 is kept.
-	var faster []int
+	// float64 is kept; with none, the fastest of those leaning faster.
+	var faster, leaning []int
 	for i, c := range cmps {
-		if c.RatioHi < 1 {
+		switch {
+		case c.RatioHi < 1:
 			faster = append(faster, i)
+		case t.keeps(cands[i], c):
+			leaning = append(leaning, i)
 		}
+	}
+	if len(faster) == 0 {
+		faster = leaning
 	}
 	slices.SortStableFunc(faster, func(i, j int) int { return cmp.Compare(cmps[i].Ratio, cmps[j].Ratio) })
 	best := -1
@@ -372,7 +418,7 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 	t.latency = cmps[0].A.Median
 	for i, c := range cands {
 		why := ""
-		if best >= 0 && i != best && cmps[i].RatioHi < 1 && failed[i] == nil {
+		if best >= 0 && i != best && slices.Contains(faster, i) && failed[i] == nil {
 			why = fmt.Sprintf("%s was faster still", cands[best].what)
 		}
 		t.record(c, cmps[i], i == best, why, failed[i])
@@ -388,17 +434,21 @@ func (t *passTrials) record(c *passCandidate, cmp measure.Comparison, kept bool,
 	timing := newTiming(cmp)
 	trial := PassTrial{Base: c.base.label, Passes: c.applied, Timing: &timing}
 	line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", cmp.A.Median.Round(time.Microsecond), cmp.B.Median.Round(time.Microsecond), cmp.Ratio, cmp.RatioLo, cmp.RatioHi)
+	how := "measurably faster"
+	if cmp.RatioHi >= 1 {
+		how = fmt.Sprintf("faster at the medians by %.0f%% or more, not shown slower by %.0f%%", 100*PassTrialLean, 100*PassTrialMargin)
+	}
 	switch {
 	case failed != nil:
-		fmt.Fprintf(t.w, "measured passes: %s left out: measurably faster (%s), but a pass's result does not compute what the graph before it does: %v\n", c.what, line, failed)
+		fmt.Fprintf(t.w, "measured passes: %s left out: %s (%s), but a pass's result does not compute what the graph before it does: %v\n", c.what, how, line, failed)
 		trial.Outcome = "a pass's result did not verify in float64"
 	case kept:
-		fmt.Fprintf(t.w, "measured passes: %s kept: measurably faster (%s)%s\n", c.what, line, c.base.note)
-		trial.Kept, trial.Outcome = true, "measurably faster"
+		fmt.Fprintf(t.w, "measured passes: %s kept: %s (%s)%s\n", c.what, how, line, c.base.note)
+		trial.Kept, trial.Outcome = true, how
 		t.chain = append(t.chain, c.model)
 	case why != "":
-		fmt.Fprintf(t.w, "measured passes: %s left out: measurably faster, but %s (%s)\n", c.what, why, line)
-		trial.Outcome = "measurably faster, but another was faster still"
+		fmt.Fprintf(t.w, "measured passes: %s left out: %s, but %s (%s)\n", c.what, how, why, line)
+		trial.Outcome = how + ", but another was faster still"
 	default:
 		fmt.Fprintf(t.w, "measured passes: %s left out: not measurably faster (%s)\n", c.what, line)
 		trial.Outcome = "not measurably faster"

@@ -62,9 +62,9 @@ type Config struct {
 	// models whose symbolic dimensions are kept.
 	Sweep []string
 	// MeasuredPasses are whole-graph passes tried on the result and kept
-	// only when measurably faster end to end (see Start.MeasuredPasses;
-	// DefaultMeasuredPasses is what xrl optimize uses). Latency objective
-	// only.
+	// only when faster end to end, measurably or leaning so (see
+	// Start.MeasuredPasses; DefaultMeasuredPasses is what xrl optimize
+	// uses). Latency objective only.
 	MeasuredPasses []string
 	// Inputs are the user's own input sets (inputs.Read): the written
 	// model is verified on them as well as on random inputs.

@@ -36,8 +36,8 @@ type optimizeOptions struct {
 	JSON      bool   // print the report as JSON, progress on stderr
 	Verbose   bool   // also report ONNX Runtime's time per op type
 	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
-	// MeasuredPasses are tried on the result and kept when measurably
-	// faster; "none" skips them.
+	// MeasuredPasses are tried on the result and kept when faster
+	// (pipeline.Start.MeasuredPasses); "none" skips them.
 	MeasuredPasses []string
 	// Specialize freezes the written model's interface to --shape.
 	Specialize bool
@@ -142,7 +142,7 @@ is op_profile. It needs ONNX Runtime as the measuring backend.`,
 	f.Uint64Var(&opts.Seed, "seed", 1, "seed for the random search and the verification inputs")
 	f.Float64Var(&opts.Tolerance, "tolerance", verify.DefaultRTol, "verification's relative tolerance rtol: |a-b| <= 1e-5*s + rtol*|b| per element (s: the output's RMS, at least 1), relative L2 error <= rtol per output")
 	f.StringSliceVar(&opts.Rules, "rules", nil, "only use these rules (default: all)")
-	f.StringSliceVar(&opts.MeasuredPasses, "measured-passes", pipeline.DefaultMeasuredPasses, "whole-graph passes tried on the result and kept only when measurably faster end to end (none: skip)")
+	f.StringSliceVar(&opts.MeasuredPasses, "measured-passes", pipeline.DefaultMeasuredPasses, "whole-graph passes tried on the result and kept only when faster end to end: measurably, or, when the timing ends undecided, 1% faster at the medians with the 99% interval ruling out a 2% slowdown (layout passes: measurably only) (none: skip)")
 	f.StringVar(&opts.Objective, "objective", measure.ObjectiveLatency, "what to minimise: latency, memory (planned peak memory: constants + intermediate buffers) or both (geometric mean)")
 	f.StringVar(&opts.RulesFile, "rules-file", "", "also use the rules of this .rules file (each must pass 'xrl rules verify --file' or nothing runs)")
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary, the default when no search is asked for) instead of searching")
