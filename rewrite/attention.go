@@ -62,15 +62,11 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 	if !hasDefaultOp(g, "Softmax") {
 		return g, false, nil // every fusion starts from a Softmax
 	}
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names(), rounded: rounded}
-	for _, v := range g.Outputs {
-		f.isOut = append(f.isOut, v)
-	}
-	replace := map[*graph.Node][]*graph.Node{}
+	f := newAttnFuser(g)
+	f.rounded = rounded
 	used := map[*graph.Node]bool{}
 	grouped := false // a GroupQueryAttention was built (it leaves the tables and masks it read unread)
-	var added []*graph.Node
-	src := newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
+	r := newReplacement(f)
 	for _, n := range g.Nodes {
 		if n.Op != "Softmax" || !defaultDomain(n) {
 			continue
@@ -92,32 +88,26 @@ func fuseAttention(g *graph.Graph, rounded bool) (*graph.Graph, bool, error) {
 		if !ok || slices.ContainsFunc(m.nodes, func(x *graph.Node) bool { return used[x] }) {
 			continue
 		}
-		mark, saved := len(added), src.save()
 		var shapes []*graph.Node
-		var err error
-		if gm != nil {
-			shapes, err = f.buildGroupQuery(gm, src)
-			grouped = grouped || err == nil
-		} else {
-			shapes, err = f.build(m, src)
+		built := r.try(m.out, func() (err error) {
+			if gm != nil {
+				shapes, err = f.buildGroupQuery(gm, r.src)
+			} else {
+				shapes, err = f.build(m, r.src)
+			}
+			return err
+		})
+		if !built {
+			continue // no form valid at every binding: the block stays
 		}
-		if err != nil {
-			// No form valid at every binding: the block stays.
-			added = added[:mark]
-			src.restore(saved)
-			continue
-		}
+		grouped = grouped || gm != nil
 		for _, x := range append(m.nodes, shapes...) {
 			used[x] = true
 		}
-		replace[m.out] = added[mark:]
 	}
-	if len(replace) == 0 {
-		return g, false, nil
-	}
-	out, err := spliced(g, replace, used, grouped, "FuseAttention")
-	if err != nil {
-		return nil, false, err
+	out, changed, err := r.spliced(g, used, grouped, "FuseAttention")
+	if err != nil || !changed {
+		return out, false, err
 	}
 	res, _, err := causalAsGroupQuery(out)
 	if err != nil {

@@ -658,26 +658,12 @@ func (f *attnFuser) groupQueryOfAttention(n *graph.Node, src *shapeSource) error
 // threads (docs/perf.md). It reports whether anything changed; g is not
 // modified.
 func causalAsGroupQuery(g *graph.Graph) (*graph.Graph, bool, error) {
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
-	f.isOut = append(f.isOut, g.Outputs...)
-	var added []*graph.Node
-	src := newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
-	replace := map[*graph.Node][]*graph.Node{}
+	f := newAttnFuser(g)
+	r := newReplacement(f)
 	for _, n := range g.Nodes {
-		if !f.causalAttention(n) {
-			continue
+		if f.causalAttention(n) {
+			r.try(n, func() error { return f.groupQueryOfAttention(n, r.src) })
 		}
-		mark, saved := len(added), src.save()
-		if err := f.groupQueryOfAttention(n, src); err != nil {
-			added = added[:mark]
-			src.restore(saved)
-			continue
-		}
-		replace[n] = added[mark:]
 	}
-	if len(replace) == 0 {
-		return g, false, nil
-	}
-	out, err := spliced(g, replace, nil, true, "causal attention as GroupQueryAttention")
-	return out, err == nil, err
+	return r.spliced(g, nil, true, "causal attention as GroupQueryAttention")
 }

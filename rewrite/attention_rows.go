@@ -21,33 +21,21 @@ import (
 // cancelTransposedRows rewrites every such pair of g. It reports whether
 // anything changed; g is not modified.
 func cancelTransposedRows(g *graph.Graph) (*graph.Graph, bool, error) {
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
-	f.isOut = append(f.isOut, g.Outputs...)
-	var added []*graph.Node
-	src := newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
+	f := newAttnFuser(g)
+	r := newReplacement(f)
 	drop := map[*graph.Node]bool{}
-	replace := map[*graph.Node][]*graph.Node{}
 	for _, n := range g.Nodes {
 		chain, ok := f.transposedRows(n)
 		if !ok || slices.ContainsFunc(chain, func(c *graph.Node) bool { return drop[c] }) {
 			continue
 		}
-		mark, saved := len(added), src.save()
-		if err := f.untransposeRows(chain, src); err != nil {
-			added = added[:mark]
-			src.restore(saved)
-			continue
+		if r.try(n, func() error { return f.untransposeRows(chain, r.src) }) {
+			for _, c := range chain {
+				drop[c] = true
+			}
 		}
-		for _, c := range chain {
-			drop[c] = true
-		}
-		replace[n] = added[mark:]
 	}
-	if len(replace) == 0 {
-		return g, false, nil
-	}
-	out, err := spliced(g, replace, drop, true, "transposed rows")
-	return out, err == nil, err
+	return r.spliced(g, drop, true, "transposed rows")
 }
 
 // transposedRows matches the pattern ending at t, the last Transpose, and

@@ -1,7 +1,6 @@
 package rewrite
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 
@@ -41,9 +40,6 @@ import (
 // width 64: 70K) fell from 1.73-1.78x to 1.53-1.56x.
 const MinOneQueryWork = 2 << 20
 
-// errNoQueryMatch is build's answer for a product it cannot rewrite.
-var errNoQueryMatch = errors.New("no one-row query")
-
 // queryProduct is one matched product with the keys or the values.
 type queryProduct struct {
 	mm         *graph.Node
@@ -77,34 +73,23 @@ func oneQueryAttention(g *graph.Graph) (*graph.Graph, bool, error) {
 	if !hasDefaultOp(g, "Softmax") {
 		return g, false, nil
 	}
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
-	f.isOut = append(f.isOut, g.Outputs...)
-	var added []*graph.Node
-	q := &oneQuery{f: f, rows: map[*graph.Value]*graph.Value{}}
-	q.src = newShapeSource(g, f.names, func(n *graph.Node) { added = append(added, n) })
-	replace := map[*graph.Node][]*graph.Node{}
+	f := newAttnFuser(g)
+	r := newReplacement(f)
+	q := &oneQuery{f: f, src: r.src, rows: map[*graph.Value]*graph.Value{}}
 	for _, n := range g.Nodes {
 		if n.Op != "MatMul" || !defaultDomain(n) {
 			continue
 		}
-		mark, saved, rows := len(added), q.src.save(), maps.Clone(q.rows)
-		err := errNoQueryMatch
-		if m, ok := q.match(n); ok {
-			err = q.build(m)
-		}
-		if err != nil {
-			added = added[:mark]
-			q.src.restore(saved)
-			q.rows = rows
+		m, ok := q.match(n)
+		if !ok {
 			continue
 		}
-		replace[n] = added[mark:]
+		rows := maps.Clone(q.rows)
+		if !r.try(n, func() error { return q.build(m) }) {
+			q.rows = rows // the rows it made are gone with the rest
+		}
 	}
-	if len(replace) == 0 {
-		return g, false, nil
-	}
-	out, err := spliced(g, replace, nil, true, "one-row queries")
-	return out, err == nil, err
+	return r.spliced(g, nil, true, "one-row queries")
 }
 
 // match matches mm as a product with the keys or the values of a

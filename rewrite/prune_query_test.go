@@ -63,8 +63,7 @@ func TestPruneOneQueryAttention(t *testing.T) {
 func productsSame(t *testing.T, g *graph.Graph) {
 	t.Helper()
 	g = g.Clone()
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
-	q := &oneQuery{f: f}
+	q := &oneQuery{f: newAttnFuser(g)}
 	keys, values := 0, 0
 	for _, n := range g.Nodes {
 		if m, ok := q.match(n); ok {

@@ -20,8 +20,7 @@ import (
 // differ on a leading axis; it reports whether anything changed and does
 // not modify g.
 func splitUneven(g *graph.Graph, demand map[*graph.Value]region) (*graph.Graph, bool, error) {
-	f := &attnFuser{g: g, prod: g.Producers(), cons: g.Consumers(), names: g.Names()}
-	f.isOut = append(f.isOut, g.Outputs...)
+	f := newAttnFuser(g)
 	replace := map[*graph.Node][]*graph.Node{}
 	for _, n := range g.Nodes {
 		proj, slices, ok := f.unevenProjection(n, demand)
