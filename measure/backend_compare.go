@@ -14,8 +14,9 @@ import (
 // sequential test of latency(B)/latency(A) (see the statistic described
 // in sequential.go).
 //
-// The runs alternate A B B A (over several session pairs, a block's runs
-// of one model run in a row, see pairTurnSpan); BlockRuns runs of each
+// The runs alternate two by two, A A B B then B B A A (over several
+// session pairs, a block's runs of one model run in a row, see
+// pairTurnSpan); BlockRuns runs of each
 // form a block, and Compare looks at the data only at whole blocks. The
 // figures a user sees are the medians of all timed runs of each model
 // (A.Median, B.Median); Ratio is their ratio, so that a before/after pair
@@ -149,8 +150,8 @@ const minCompareBlocks = 12
 // of milliseconds, MaxTime is the working limit.
 const compareMaxBlocks = 1000
 
-// Compare times sessions a and b alternately (ABBA order, so that a slow
-// drift of the machine affects both equally) and runs the sequential test
+// Compare times sessions a and b alternately (AABB then BBAA, so that a
+// slow drift of the machine affects both equally) and runs the sequential test
 // described in sequential.go on the ratio of their median latencies.
 // After the warm-up (settling both sessions when opts.Settle is set; a
 // model whose runs take longer than a block's span warms up one unit,
@@ -182,11 +183,12 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	if !capSet {
 		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
 	}
-	// unit runs an ABBA unit's first (j = 0) or second half on session
-	// pair p: A then B, or B then A.
-	unit := func(p, j int, ra, rb *timedRuns) error {
+	// unit runs on session pair p, for j = 0, r runs of A then r of B,
+	// for j = 1 the other way round: r = 1 is half an ABBA unit (the
+	// warm-up's), r = 2 a whole AABB or BBAA unit (see unitRepeat).
+	unit := func(p, j, r int, ra, rb *timedRuns) error {
 		a, b := as[p], bs[p]
-		first, second := func() error { return ra.run(a, inA) }, func() error { return rb.run(b, inB) }
+		first, second := func() error { return ra.runs(a, inA, r) }, func() error { return rb.runs(b, inB, r) }
 		if j == 1 {
 			first, second = second, first
 		}
@@ -195,18 +197,18 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		return second()
 	}
-	// One session pair alternates its models run by run; several (a model
-	// under ShortLatency, see SessionPairs) run blocks in a row, and the
-	// bootstrap resamples those blocks (see pairTurnSpan).
+	// One session pair times its models in AABB and BBAA units; several
+	// (a model under ShortLatency, see SessionPairs) run blocks in a row,
+	// and the bootstrap resamples those blocks (see pairTurnSpan).
 	inRow := len(as) > 1
 	// block times a block of BlockRuns runs of each model on session pair
-	// p: run by run in ABBA units; or, inRow, all of one model's runs,
-	// then all of the other's (A first for order 0, B first for 1), run k
-	// of each paired.
+	// p: in units of unitRepeat runs of each, AABB then BBAA; or, inRow,
+	// all of one model's runs, then all of the other's (A first for order
+	// 0, B first for 1), run k of each paired.
 	block := func(p, order int, ra, rb *timedRuns) error {
 		if !inRow {
-			for j := range opts.BlockRuns {
-				if err := unit(p, j%2, ra, rb); err != nil {
+			for j := 0; j < opts.BlockRuns; j += unitRepeat {
+				if err := unit(p, j/unitRepeat%2, unitRepeat, ra, rb); err != nil {
 					return err
 				}
 			}
@@ -223,8 +225,8 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	}
 	var scratch timedRuns
 	k, warmRun, err := warmUp(opts, len(as), 2, &scratch,
-		func(i int) error { return unit(i%len(as), 0, &scratch, &scratch) },
-		func(i, k int) error { return unit(pairOf(i, k/bootstrapUnit, len(as)), i%2, &scratch, &scratch) })
+		func(i int) error { return unit(i%len(as), 0, 1, &scratch, &scratch) },
+		func(i, k int) error { return unit(pairOf(i, k/bootstrapUnit, len(as)), i%2, 1, &scratch, &scratch) })
 	if err != nil {
 		return Comparison{}, err
 	}

@@ -15,11 +15,11 @@ import (
 // own cost 2k. ViT-B/16's measured passes timed two or three candidates
 // against the model chosen so far, 5-7 s each, most of it at 85 ms a run.
 //
-// A unit runs a, then each candidate, then the candidates in the reverse
-// order and a again (A B C C B A for two), so that every model's runs sit,
-// on average, at the middle of the unit and a slow drift of the machine
-// weighs on all alike; each candidate's runs pair with a's run by run, as
-// in Compare's ABBA units. The warm-up, the settling and the block size
+// A unit runs a twice, then each candidate twice, then the candidates in
+// the reverse order and a again (AABBCC then CCBBAA for two; see
+// unitRepeat), so that every model's runs sit, on average, at the middle
+// of the unit and a slow drift of the machine weighs on all alike; each
+// candidate's runs pair with a's run by run, as in Compare's units. The warm-up, the settling and the block size
 // are those of Compare, from opts[0]. The looks are shared: at each, every
 // candidate still timed gets its figures and opts[i]'s stopping rule
 // (Compare's), and a candidate that stops leaves the rotation, its
@@ -48,9 +48,9 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 	for i := range active {
 		active[i] = i
 	}
-	// unit runs the first (j = 0) or second half of a unit over the
-	// candidates still timed: a, then each; or each in reverse, then a.
-	unit := func(j int, ra *timedRuns, rb func(i int) *timedRuns) error {
+	// unit runs each model r times in a row over the candidates still
+	// timed: a, then each (j = 0); or each in reverse, then a (j = 1).
+	unit := func(j, r int, ra *timedRuns, rb func(i int) *timedRuns) error {
 		order := make([]int, 0, len(active)+1)
 		order = append(append(order, -1), active...)
 		if j == 1 {
@@ -58,12 +58,12 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 		}
 		for _, i := range order {
 			if i < 0 {
-				if err := ra.run(a, in); err != nil {
+				if err := ra.runs(a, in, r); err != nil {
 					return err
 				}
 				continue
 			}
-			if err := rb(i).run(bs[i], in); err != nil {
+			if err := rb(i).runs(bs[i], in, r); err != nil {
 				return err
 			}
 		}
@@ -72,8 +72,8 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 	var scratch timedRuns
 	toScratch := func(int) *timedRuns { return &scratch }
 	k, _, err := warmUp(base, 1, len(bs)+1, &scratch,
-		func(int) error { return unit(0, &scratch, toScratch) },
-		func(i, _ int) error { return unit(i%2, &scratch, toScratch) })
+		func(int) error { return unit(0, 1, &scratch, toScratch) },
+		func(i, _ int) error { return unit(i%2, 1, &scratch, toScratch) })
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +103,8 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 		active = slices.DeleteFunc(active, func(j int) bool { return j == i })
 	}
 	for blk := 0; ; blk++ {
-		for j := range k {
-			if err := unit(j%2, &ra, func(i int) *timedRuns { return &rb[i] }); err != nil {
+		for j := 0; j < k; j += unitRepeat {
+			if err := unit(j/unitRepeat%2, unitRepeat, &ra, func(i int) *timedRuns { return &rb[i] }); err != nil {
 				return nil, err
 			}
 		}

@@ -58,9 +58,9 @@ func TestCompareManyVerdicts(t *testing.T) {
 	}
 }
 
-// TestCompareManyRunOrder: the timed runs go A, then each candidate, then
-// back (A B C C B A), after one warm-up half-unit; a candidate that
-// stops leaves the order to the others.
+// TestCompareManyRunOrder: the timed runs go A, then each candidate, two
+// runs of each, then back (AABBCC CCBBAA), after one warm-up half-unit of
+// single runs; a candidate that stops leaves the order to the others.
 func TestCompareManyRunOrder(t *testing.T) {
 	clock := useFakeClock(t)
 	var log []byte
@@ -78,13 +78,13 @@ func TestCompareManyRunOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	skip := 3 * opts.Warmup
-	if want, got := "ABCCBAABCCBA", string(log[skip:skip+12]); got != want {
+	if want, got := "AABBCCCCBBAA", string(log[skip:skip+12]); got != want {
 		t.Errorf("timed runs start %s, want %s", got, want)
 	}
 	if cs[0].Pairs >= cs[1].Pairs {
 		t.Fatalf("B (cap %d runs) timed %d pairs, C (cap %d) %d: want B stopped first", fast.MaxRuns, cs[0].Pairs, slow.MaxRuns, cs[1].Pairs)
 	}
-	if want, got := "CAACCA", string(log[len(log)-6:]); got != want {
+	if want, got := "AACCCCAA", string(log[len(log)-8:]); got != want {
 		t.Errorf("after B stopped the runs end %s, want %s", got, want)
 	}
 }

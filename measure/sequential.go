@@ -11,9 +11,9 @@ import (
 // Compare is a sequential test. Its statistic is the ratio of the median
 // latencies of B's and A's timed runs, interleaved: the latency a user
 // observes, after over before. The 99% interval of that ratio is a
-// percentile bootstrap that resamples whole ABBA units (two pairs of runs
-// timed back to back, kept together so that what the machine did to both
-// models at that moment stays paired). Compare looks at the data at most
+// percentile bootstrap that resamples whole units (AABB or BBAA: two pairs
+// of runs timed back to back, kept together so that what the machine did
+// to both models at that moment stays paired). Compare looks at the data at most
 // compareLooks times; each look's interval has error rate
 // compareAlpha/compareLooks (Bonferroni), so that all the intervals it
 // computes hold the true ratio together with probability at least 99%,
@@ -29,9 +29,19 @@ const (
 	// bootstrapTail is the number of resamples expected beyond each end
 	// of an interval; it sets the number of resamples of a look.
 	bootstrapTail = 10
-	// bootstrapUnit is the runs of each model in one ABBA order: the
-	// least block.
+	// bootstrapUnit is the runs of each model in one unit (AABB or
+	// BBAA): the least block.
 	bootstrapUnit = 2
+	// unitRepeat is the runs of one model in a row within a unit of a
+	// single session pair: AABB, then BBAA. Runs alternated one by one
+	// (ABBA) put half of each model's runs straight after the other
+	// model's, its caches holding the other's weights, and the median
+	// moved with them: HF BERT's written model (9 ms a run), 1.35-1.38x
+	// timed in blocks of eight in a row by the independent check, read
+	// 1.30-1.33x run by run and 1.35-1.36x two by two (AABB BBAA), where
+	// a quarter of the runs follow a switch (docs/perf.md, "Two runs in
+	// a row").
+	unitRepeat = bootstrapUnit
 )
 
 // Verdict is what a comparison concluded about B against A.
