@@ -181,3 +181,28 @@ func TestTrialMaxTime(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryLayouts: the layout passes are tried again on the model the
+// other trials chose only when they were not timed with those trials, or
+// changed nothing on the model those trials started from.
+func TestRetryLayouts(t *testing.T) {
+	out, other := &graph.Model{}, &graph.Model{}
+	timed := &passCandidate{model: &graph.Model{}}
+	for _, c := range []struct {
+		name       string
+		layoutCand *passCandidate
+		chosen     *graph.Model
+		want       bool
+	}{
+		{"trials one after the other", nil, other, true},
+		{"timed with the others and left out, another kept", timed, other, false},
+		{"timed with the others, nothing kept", timed, out, false},
+		{"timed with the others and kept", timed, timed.model, false},
+		{"no change on out, another kept", &passCandidate{}, other, true},
+		{"no change on out, nothing kept", &passCandidate{}, out, false},
+	} {
+		if got := retryLayouts(c.layoutCand, c.chosen, out); got != c.want {
+			t.Errorf("%s: retryLayouts = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
