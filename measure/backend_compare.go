@@ -16,11 +16,11 @@ import (
 //
 // The runs alternate two by two, A A B B then B B A A (over several
 // session pairs, a block's runs of one model run in a row, see
-// pairTurnSpan); BlockRuns runs of each
-// form a block, and Compare looks at the data only at whole blocks. The
-// figures a user sees are the medians of all timed runs of each model
-// (A.Median, B.Median); Ratio is their ratio, so that a before/after pair
-// printed beside the speedup always agrees with it.
+// pairTurnSpan); BlockRuns runs of each form a block, and Compare looks
+// at the data only at whole blocks. The figures a user sees are the
+// medians of all timed runs of each model (A.Median, B.Median); Ratio is
+// their ratio, so that a before/after pair printed beside the speedup
+// always agrees with it.
 type Comparison struct {
 	A, B Stats
 	// Ratio is B.Median / A.Median: below 1 means B is faster. Speedup
@@ -151,8 +151,8 @@ const minCompareBlocks = 12
 const compareMaxBlocks = 1000
 
 // Compare times sessions a and b alternately (AABB then BBAA, so that a
-// slow drift of the machine affects both equally) and runs the sequential test
-// described in sequential.go on the ratio of their median latencies.
+// slow drift of the machine affects both equally) and runs the sequential
+// test described in sequential.go on the ratio of their median latencies.
 // After the warm-up (settling both sessions when opts.Settle is set; a
 // model whose runs take longer than a block's span warms up one unit,
 // then settles, and times in shorter blocks, see blockRunsFor), it

@@ -19,8 +19,9 @@ import (
 // the reverse order and a again (AABBCC then CCBBAA for two; see
 // unitRepeat), so that every model's runs sit, on average, at the middle
 // of the unit and a slow drift of the machine weighs on all alike; each
-// candidate's runs pair with a's run by run, as in Compare's units. The warm-up, the settling and the block size
-// are those of Compare, from opts[0]. The looks are shared: at each, every
+// candidate's runs pair with a's run by run, as in Compare's units. The
+// warm-up, the settling and the block size are those of Compare, from
+// opts[0]. The looks are shared: at each, every
 // candidate still timed gets its figures and opts[i]'s stopping rule
 // (Compare's), and a candidate that stops leaves the rotation, its
 // comparison as that look left it. Each candidate's time, for its
