@@ -185,7 +185,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	}
 	// unit runs on session pair p, for j = 0, r runs of A then r of B,
 	// for j = 1 the other way round: r = 1 is half an ABBA unit (the
-	// warm-up's), r = 2 a whole AABB or BBAA unit (see unitRepeat).
+	// warm-up's), r = 2 a whole AABB or BBAA unit (see bootstrapUnit).
 	unit := func(p, j, r int, ra, rb *timedRuns) error {
 		a, b := as[p], bs[p]
 		first, second := func() error { return ra.runs(a, inA, r) }, func() error { return rb.runs(b, inB, r) }
@@ -202,13 +202,13 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	// and the bootstrap resamples those blocks (see pairTurnSpan).
 	inRow := len(as) > 1
 	// block times a block of BlockRuns runs of each model on session pair
-	// p: in units of unitRepeat runs of each, AABB then BBAA; or, inRow,
+	// p: in units of bootstrapUnit runs of each, AABB then BBAA; or, inRow,
 	// all of one model's runs, then all of the other's (A first for order
 	// 0, B first for 1), run k of each paired.
 	block := func(p, order int, ra, rb *timedRuns) error {
 		if !inRow {
-			for j := 0; j < opts.BlockRuns; j += unitRepeat {
-				if err := unit(p, j/unitRepeat%2, unitRepeat, ra, rb); err != nil {
+			for j := 0; j < opts.BlockRuns; j += bootstrapUnit {
+				if err := unit(p, j/bootstrapUnit%2, bootstrapUnit, ra, rb); err != nil {
 					return err
 				}
 			}

@@ -17,7 +17,7 @@ import (
 //
 // A unit runs a twice, then each candidate twice, then the candidates in
 // the reverse order and a again (AABBCC then CCBBAA for two; see
-// unitRepeat), so that every model's runs sit, on average, at the middle
+// bootstrapUnit), so that every model's runs sit, on average, at the middle
 // of the unit and a slow drift of the machine weighs on all alike; each
 // candidate's runs pair with a's run by run, as in Compare's units. The
 // warm-up, the settling and the block size are those of Compare, from
@@ -104,8 +104,8 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 		active = slices.DeleteFunc(active, func(j int) bool { return j == i })
 	}
 	for blk := 0; ; blk++ {
-		for j := 0; j < k; j += unitRepeat {
-			if err := unit(j/unitRepeat%2, unitRepeat, &ra, func(i int) *timedRuns { return &rb[i] }); err != nil {
+		for j := 0; j < k; j += bootstrapUnit {
+			if err := unit(j/bootstrapUnit%2, bootstrapUnit, &ra, func(i int) *timedRuns { return &rb[i] }); err != nil {
 				return nil, err
 			}
 		}

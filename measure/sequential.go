@@ -29,19 +29,16 @@ const (
 	// bootstrapTail is the number of resamples expected beyond each end
 	// of an interval; it sets the number of resamples of a look.
 	bootstrapTail = 10
-	// bootstrapUnit is the runs of each model in one unit (AABB or
-	// BBAA): the least block.
+	// bootstrapUnit is the runs of each model in one unit, the least
+	// block: one session pair runs them in a row, AABB then BBAA. Runs
+	// alternated one by one (ABBA) put half of each model's runs straight
+	// after the other model's, its caches holding the other's weights,
+	// and the median moved with them: HF BERT's written model (9 ms a
+	// run), 1.35-1.38x timed in blocks of eight in a row by the
+	// independent check, read 1.30-1.33x run by run and 1.35-1.36x two by
+	// two (AABB BBAA), where a quarter of the runs follow a switch
+	// (docs/perf.md, "Two runs in a row").
 	bootstrapUnit = 2
-	// unitRepeat is the runs of one model in a row within a unit of a
-	// single session pair: AABB, then BBAA. Runs alternated one by one
-	// (ABBA) put half of each model's runs straight after the other
-	// model's, its caches holding the other's weights, and the median
-	// moved with them: HF BERT's written model (9 ms a run), 1.35-1.38x
-	// timed in blocks of eight in a row by the independent check, read
-	// 1.30-1.33x run by run and 1.35-1.36x two by two (AABB BBAA), where
-	// a quarter of the runs follow a switch (docs/perf.md, "Two runs in
-	// a row").
-	unitRepeat = bootstrapUnit
 )
 
 // Verdict is what a comparison concluded about B against A.

@@ -250,7 +250,7 @@ func TestSequentialSmallGain(t *testing.T) {
 // most of a first look (192 runs) is a step no batch within it shows.
 // Over 1,000 other seeds (50,000 on), 2.4% of such tests said faster and
 // 5.4% of their last intervals left 1 out, in AABB units; 3.0% and 5.2%
-// in the ABBA units timed before (measure.unitRepeat). The bootstrap
+// in the ABBA units timed before (measure.bootstrapUnit). The bootstrap
 // alone was wrong in 6.5% of such tests. The limits here are those
 // rates, rounded up: the test fails when the widening stops working.
 func TestSequentialFalseVerdicts(t *testing.T) {
