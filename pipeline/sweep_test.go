@@ -46,12 +46,13 @@ func TestBoundSweep(t *testing.T) {
 		want    []string
 		notes   int
 	}{
-		{0, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0},                        // not known
-		{6 * time.Millisecond, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0},     // the corpus encoder
-		{31250 * time.Microsecond, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0}, // 8x exactly the budget
-		{40 * time.Millisecond, []string{"batch=1 seq=128", "batch=4 seq=128", "batch=1 seq=32"}, 1},
-		{88 * time.Millisecond, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1}, // ViT-B/16
-		{2 * time.Second, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1},       // 2 at least
+		{0, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0},                       // not known
+		{900 * time.Microsecond, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0},  // a sub-millisecond model
+		{6250 * time.Microsecond, []string{"batch=1 seq=128", "batch=8 seq=128", "batch=1 seq=32"}, 0}, // 8x exactly the budget
+		{10 * time.Millisecond, []string{"batch=1 seq=128", "batch=4 seq=128", "batch=1 seq=32"}, 1},   // HF BERT
+		{16 * time.Millisecond, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1},   // the corpus encoder
+		{88 * time.Millisecond, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1},   // ViT-B/16
+		{2 * time.Second, []string{"batch=1 seq=128", "batch=2 seq=128", "batch=1 seq=32"}, 1},         // 2 at least
 	} {
 		got, notes := it.boundSweep(it.DefaultSweep(), tc.latency)
 		if !reflect.DeepEqual(bindingStrings(got), tc.want) || len(notes) != tc.notes {

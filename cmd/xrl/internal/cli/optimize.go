@@ -148,7 +148,7 @@ is op_profile. It needs ONNX Runtime as the measuring backend.`,
 	f.StringVar(&opts.Agent, "agent", "", "rewrite with a trained policy (runs/NAME/agent.ckpt from 'xrl train', or builtin: the agent shipped in the binary, the default when no search is asked for) instead of searching")
 	f.IntVar(&opts.Samples, "samples", 0, "with --agent: also run K sampled rollouts and keep the best graph of all")
 	f.IntVar(&opts.Patience, "patience", 3, "with --agent: end a rollout after N steps in a row without a new best graph (0 = never)")
-	f.StringSliceVar(&opts.Sweep, "sweep", nil, "shapes the written model must not be slower at, besides the tuning --shape: NAME=DIMS[,DIMS...] (e.g. ids=1x32,8x128); default: the tuning shape with its batch times 8 (4 or 2 when the original's run times that would pass 250 ms) and its sequence divided by 4")
+	f.StringSliceVar(&opts.Sweep, "sweep", nil, "shapes the written model must not be slower at, besides the tuning --shape: NAME=DIMS[,DIMS...] (e.g. ids=1x32,8x128); default: the tuning shape with its batch times 8 (4 or 2 when the original's run times that would pass 50 ms) and its sequence divided by 4")
 	f.BoolVar(&opts.Specialize, "specialize", false, "write a model fixed to the --shape binding (by default the written model keeps every symbolic dimension of the original and --shape is only the tuning shape)")
 	f.BoolVar(&opts.JSON, "json", false, "print the report as one JSON object on stdout (progress lines go to stderr)")
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also profile the original and the written model in ONNX Runtime and report the time per op type, before and after (op_profile in --json)")
