@@ -42,9 +42,14 @@ type Comparison struct {
 	// undecided, its interval that of a first look, for information.
 	Futile bool
 	// SmallGain reports a comparison stopped, undecided, at a look whose
-	// interval showed B faster by less than MeasureOptions.MinGain at
-	// most.
+	// interval at smallGainLevel (SmallGainLo) showed B faster by less
+	// than MeasureOptions.MinGain at most.
 	SmallGain bool
+	// SmallGainLo is the low end of the last look's interval of
+	// latency(B)/latency(A) at the looser level smallGainLevel (95%), the
+	// figure the MinGain stop reads; 0 when not computed (RatioLo is
+	// read then).
+	SmallGainLo float64
 	// Inflation is the factor by which the interval's variance was
 	// raised for slow drifts of one model against the other (1: none
 	// found; see longRunInflation).
@@ -293,8 +298,8 @@ func (opts MeasureOptions) atCap(enough bool, n int, elapsed time.Duration) bool
 // a verdict (NotSlower, with StopNotSlower, set here), a Faster one once
 // it shows the gain asked for (GainMargin) and its interval is resolved
 // (Resolution, or ResolutionTime reached), or, with MinGain, undecided
-// once the interval shows B faster by less than that at most (SmallGain,
-// set here).
+// once the interval at smallGainLevel shows B faster by less than that at
+// most (SmallGain, set here).
 func (opts MeasureOptions) judge(c *Comparison) bool {
 	if opts.StopNotSlower && c.Verdict == Undecided && c.RatioHi <= 1+opts.Precision {
 		c.Verdict = NotSlower
@@ -302,7 +307,11 @@ func (opts MeasureOptions) judge(c *Comparison) bool {
 	// A faster B that does not yet show the gain asked for is, for the
 	// caller, not decided.
 	short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, c.Sessions))
-	if gain := minGain(opts.MinGain, c.Sessions); gain > 0 && (c.Verdict == Undecided || short) && c.RatioLo*(1+gain) > 1 {
+	lo := c.RatioLo
+	if c.SmallGainLo > 0 {
+		lo = max(lo, c.SmallGainLo)
+	}
+	if gain := minGain(opts.MinGain, c.Sessions); gain > 0 && (c.Verdict == Undecided || short) && lo*(1+gain) > 1 {
 		c.SmallGain = true
 		return true
 	}
@@ -379,7 +388,7 @@ func summarizeComparison(ra, rb *timedRuns, k int, lay layout, looks int, margin
 	c.Ratio, c.RatioLo, c.RatioHi, c.Inflation = 1, 0, math.Inf(1), inflation
 	if c.A.Median > 0 && c.B.Median > 0 {
 		c.Ratio = float64(c.B.Median) / float64(c.A.Median)
-		c.RatioLo, c.RatioHi, c.Inflation = ratioInterval(ra.wall, rb.wall, lay, lookLevel, inflation)
+		c.RatioLo, c.RatioHi, c.SmallGainLo, c.Inflation = ratioInterval(ra.wall, rb.wall, lay, lookLevel, inflation)
 	}
 	c.Verdict = verdictOf(c.RatioLo, c.RatioHi, margin)
 	if pr := pairRatios(ra.wall, rb.wall); len(pr) > 0 {

@@ -240,6 +240,43 @@ func TestSequentialSmallGain(t *testing.T) {
 	}
 }
 
+// TestSmallGainLooseLevel: a model that gains nothing (0.3% faster),
+// timed with never-slower's least gain (2%), stops for a small gain after
+// fewer blocks when that stop reads the 95% interval than when it reads
+// the 99% one, over every seed; a model 4% faster is still shown faster
+// at either level, and the loose low end lies between the strict one and
+// the ratio.
+func TestSmallGainLooseLevel(t *testing.T) {
+	run := func(seed uint64, factor, level float64) Comparison {
+		saved := smallGainLevel
+		smallGainLevel = level
+		defer func() { smallGainLevel = saved }()
+		return compareOnHost(t, seed, 0.03, factor, func(o *MeasureOptions) { o.MinGain = 0.02 })
+	}
+	looseBlocks, strictBlocks := 0, 0
+	for seed := uint64(60); seed < 66; seed++ {
+		loose, strict := run(seed, 0.997, 0.05), run(seed, 0.997, lookLevel)
+		if !loose.SmallGain || !strict.SmallGain {
+			t.Errorf("seed %d: want small-gain stops at both levels; got %v (small gain %v) and %v (small gain %v)", seed, loose, loose.SmallGain, strict, strict.SmallGain)
+		}
+		if loose.SmallGainLo < loose.RatioLo || loose.SmallGainLo > loose.Ratio {
+			t.Errorf("seed %d: loose low end %.4f outside [%.4f, %.4f]", seed, loose.SmallGainLo, loose.RatioLo, loose.Ratio)
+		}
+		if loose.Blocks > strict.Blocks {
+			t.Errorf("seed %d: loose stop after %d blocks, strict after %d", seed, loose.Blocks, strict.Blocks)
+		}
+		looseBlocks += loose.Blocks
+		strictBlocks += strict.Blocks
+		if c := run(seed, 0.96, 0.05); c.Verdict != Faster || c.SmallGain {
+			t.Errorf("seed %d: 4%% faster: want faster; got %v (small gain %v)", seed, c, c.SmallGain)
+		}
+	}
+	if looseBlocks >= strictBlocks {
+		t.Errorf("loose level: %d blocks over the seeds, strict %d: want fewer", looseBlocks, strictBlocks)
+	}
+	t.Logf("blocks to a small-gain stop: %d at 95%%, %d at 99.875%%", looseBlocks, strictBlocks)
+}
+
 // TestSequentialFalseVerdicts compares identical models on a noisy host
 // many times, with a cap low enough that most comparisons take all their
 // looks. On a steady host the sequential test may say "faster" in at most
