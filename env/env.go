@@ -337,15 +337,19 @@ func (e *Env) refresh(info *Info, deferred bool) error {
 		info.RuleCandidates[c.Rule]++
 	}
 	e.shown = e.capCandidates(all)
-	// Only the shown candidates are built: a large graph has as many
-	// candidates as it has places to rewrite.
-	inParallel(len(e.shown), func(i int) { e.shown[i].Graph = e.shown[i].Materialize() })
+	// Scored before they are built: a lazy candidate's latency comes from
+	// its change (nodecost.Base.Latency), which a built one no longer
+	// offers, where a built one's is a walk over the whole graph (on the
+	// 50,000-node residual MLP, 32 walks took most of a step).
 	var gains []float64
 	if e.cfg.CandidateGains {
 		if gains, err = e.gainsOf(e.shown); err != nil {
 			return err
 		}
 	}
+	// Only the shown candidates are built: a large graph has as many
+	// candidates as it has places to rewrite.
+	inParallel(len(e.shown), func(i int) { e.shown[i].Graph = e.shown[i].Materialize() })
 	info.Shown = len(e.shown)
 	info.Nodes = len(e.cur.Nodes)
 	e.obs = e.encode()

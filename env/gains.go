@@ -54,14 +54,15 @@ func (e *Env) gainsOf(cands []Candidate) ([]float64, error) {
 }
 
 // candidateLatency returns c's latency: from its change when base (the
-// current graph's node times) can tell, else from its graph.
+// current graph's node times) can tell, else from its graph (built here
+// when c is lazy).
 func (e *Env) candidateLatency(base *nodecost.Base, c Candidate) (time.Duration, error) {
 	if base != nil {
 		if lat, ok, err := base.Latency(c); err != nil || ok {
 			return lat, err
 		}
 	}
-	return e.latencyOf(c.Graph, c.CacheKey())
+	return e.latencyOf(c.Materialize(), c.CacheKey())
 }
 
 // inParallel calls f(i) for i in [0, n) on two goroutines, i by i.
