@@ -205,8 +205,8 @@ func TestSequentialVerdicts(t *testing.T) {
 }
 
 // TestSequentialSmallGain: with MinGain 1%, a model 0.5% slower stops,
-// undecided, as soon as the interval shows it faster by less than 1% at
-// most, sooner than without (which goes on until the interval lies within
+// undecided, as soon as the interval at smallGainLevel shows it faster by
+// less than 1% at most, sooner than without (which goes on until the interval lies within
 // ±1% or above 1); a model 3% faster is still shown faster, one 5% slower
 // still slower.
 func TestSequentialSmallGain(t *testing.T) {
@@ -229,8 +229,9 @@ func TestSequentialSmallGain(t *testing.T) {
 				t.Errorf("want %v, small gain %v; got %v (small gain %v)", c.want, c.smallGain, cmp, cmp.SmallGain)
 			}
 			if c.smallGain {
-				if _, hi := cmp.SpeedupCI(); hi >= 1.01 {
-					t.Errorf("stopped with the speedup's interval reaching %.4f", hi)
+				// The stop reads the interval at smallGainLevel.
+				if hi := 1 / cmp.SmallGainLo; cmp.SmallGainLo <= 0 || hi >= 1.01 {
+					t.Errorf("stopped with the speedup's interval at smallGainLevel reaching %.4f", hi)
 				}
 				if cmp.Blocks >= without.Blocks {
 					t.Errorf("stopped after %d blocks, without MinGain %d: want sooner", cmp.Blocks, without.Blocks)
