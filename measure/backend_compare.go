@@ -45,6 +45,10 @@ type Comparison struct {
 	// interval at smallGainLevel (SmallGainLo) showed B faster by less
 	// than MeasureOptions.MinGain at most.
 	SmallGain bool
+	// Dominated reports a CompareMany candidate stopped, undecided, at a
+	// look whose interval lay wholly above that of another candidate
+	// shown faster (MeasureOptions.StopDominated).
+	Dominated bool
 	// SmallGainLo is the low end of the last look's interval of
 	// latency(B)/latency(A) at the looser level smallGainLevel (95%), the
 	// figure the MinGain stop reads; 0 when not computed (RatioLo is

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -27,7 +28,9 @@ import (
 // comparison as that look left it. Each candidate's time, for its
 // MaxTime, MinTime and ResolutionTime, is that of its own runs and a's
 // since timing began: what a comparison of its own would have spent. Its
-// Futility is checked as Compare checks it, before the first look. The
+// Futility is checked as Compare checks it, before the first look; with
+// StopDominated, a candidate whose interval lies wholly above that of one
+// shown faster stops at that look (Comparison.Dominated). The
 // run ends when no candidate is left or at the last look of the shared
 // schedule, whose cap is the largest of the candidates'.
 //
@@ -133,6 +136,7 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 			sched.capBlocks = timeCap(sched.capBlocks, blocks, elapsed, maxTime)
 		}
 		look, last := sched.due(blocks, ready, final)
+		looked := map[int]Comparison{}
 		for _, i := range slices.Clone(active) {
 			// A candidate at its own cap is looked at, and finished, at
 			// once: one look more of its own, within compareLooks (the
@@ -148,12 +152,42 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 			inflation[i] = c.Inflation
 			if o.judge(&c) || last || atCap {
 				finish(i, c)
+				continue
+			}
+			looked[i] = c
+		}
+		// Candidates still timed whose interval lies wholly above that of
+		// one shown faster, at this look or before, stop (StopDominated).
+		if bound := fastestHi(out, looked); bound < 1 {
+			for i, c := range looked {
+				if opts[i].StopDominated && c.RatioLo > bound {
+					c.Dominated = true
+					finish(i, c)
+				}
 			}
 		}
 		if len(active) == 0 {
 			return out, nil
 		}
 	}
+}
+
+// fastestHi returns the lowest RatioHi of the comparisons shown faster
+// (verdict Faster) among the finished ones in out and those looked at in
+// looked, +Inf when there is none.
+func fastestHi(out []Comparison, looked map[int]Comparison) float64 {
+	hi := math.Inf(1)
+	for _, c := range out {
+		if c.Verdict == Faster {
+			hi = min(hi, c.RatioHi)
+		}
+	}
+	for _, c := range looked {
+		if c.Verdict == Faster {
+			hi = min(hi, c.RatioHi)
+		}
+	}
+	return hi
 }
 
 // sum returns the total of ds.

@@ -123,6 +123,31 @@ func TestCompareManyFutility(t *testing.T) {
 	}
 }
 
+// TestCompareManyStopDominated: with StopDominated, a candidate 1% faster
+// and one as fast as A stop, undecided and dominated, at the look that
+// shows the one 20% faster faster, their intervals wholly above its;
+// without it they are timed on, for more blocks. The fast candidate's
+// comparison is the same either way.
+func TestCompareManyStopDominated(t *testing.T) {
+	factors := []float64{0.8, 0.99, 1}
+	for seed := uint64(20); seed < 24; seed++ {
+		on, _, _ := manyOnHost(t, seed, factors, func(_ int, o *MeasureOptions) { o.StopDominated = true })
+		off, _, _ := manyOnHost(t, seed, factors, func(int, *MeasureOptions) {})
+		if on[0].Verdict != Faster || on[0].Dominated || on[0].Blocks != off[0].Blocks {
+			t.Errorf("seed %d: the fast candidate: %v (dominated %v), without the stop %v", seed, on[0], on[0].Dominated, off[0])
+		}
+		for i := 1; i < len(factors); i++ {
+			c := on[i]
+			if !c.Dominated || c.Verdict != Undecided || c.RatioLo <= on[0].RatioHi || c.Looks != on[0].Looks {
+				t.Errorf("seed %d, candidate %d: want dominated at look %d, its interval above %.4f; got %v (dominated %v, look %d)", seed, i, on[0].Looks, on[0].RatioHi, c, c.Dominated, c.Looks)
+			}
+			if off[i].Dominated || off[i].Blocks <= c.Blocks {
+				t.Errorf("seed %d, candidate %d: without the stop %d blocks (dominated %v), with it %d", seed, i, off[i].Blocks, off[i].Dominated, c.Blocks)
+			}
+		}
+	}
+}
+
 // TestCompareManyFalseVerdicts: two candidates identical to A on a noisy
 // host, many times. Each candidate's test keeps Compare's error rate: it
 // says "faster" in at most half of 1% of the runs (with an allowance for

@@ -375,7 +375,9 @@ func leansFaster(cmp measure.Comparison) bool {
 // joint times cands together against the model chosen so far
 // (measure.CompareMany), each with the cap a trial of its own would have
 // (the first PassTrialMaxTime, the others trialMaxTime of the latency
-// probed), and keeps the fastest of those measurably faster.
+// probed), and keeps the fastest of those measurably faster; one shown
+// slower than another shown faster is timed no further
+// (measure.MeasureOptions.StopDominated).
 func (t *passTrials) joint(cands []*passCandidate) error {
 	be, in, err := t.s.bench(t.m, t.seed)
 	if err != nil {
@@ -404,6 +406,9 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 		if i > 0 {
 			pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(t.probed))
 		}
+		// Only the fastest of those shown faster is kept: one shown
+		// slower than another that is shown faster stops.
+		pm.Measure.StopDominated = true
 		opts[i] = pm.Measure
 	}
 	cmps, err := measure.CompareMany(a, bs, in, opts)
@@ -467,6 +472,9 @@ func (t *passTrials) record(c *passCandidate, cmp measure.Comparison, kept bool,
 	case why != "":
 		fmt.Fprintf(t.w, "measured passes: %s left out: %s, but %s (%s)\n", c.what, how, why, line)
 		trial.Outcome = how + ", but another was faster still"
+	case cmp.Dominated:
+		fmt.Fprintf(t.w, "measured passes: %s left out: slower than another shown faster, timed no further (%s)\n", c.what, line)
+		trial.Outcome = "slower than another shown faster"
 	default:
 		fmt.Fprintf(t.w, "measured passes: %s left out: not measurably faster (%s)\n", c.what, line)
 		trial.Outcome = "not measurably faster"
