@@ -35,8 +35,11 @@ func matmulChain(t testing.TB, layers int) *graph.Model {
 // asks for the whole 99% interval inside [0.98, 1.02] (the harness's
 // stated resolution), and the slower chain for an interval above 1 and a
 // ratio in [1.01, 1.06]. The machine may be shared with other work, so a
-// failed attempt is repeated up to three times; each attempt stops as soon
-// as its 99% interval is within 0.5%.
+// failed attempt is repeated up to five times; each attempt stops as soon
+// as its 99% interval is within 0.5%, or after 8 s. On an EPYC VM whose
+// pair ratios spread by 13-19% (MAD) at one thread, three attempts of
+// 5 s failed the test in 2 of 6 runs alone and once in the suite (the
+// chain plus a layer read 1.012-1.019, 99% CI reaching below 1).
 func TestDetectsThreePercent(t *testing.T) {
 	be, err := New(measure.BackendOptions{Threads: 1})
 	if err != nil {
@@ -56,7 +59,8 @@ func TestDetectsThreePercent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := measure.MeasureOptions{Warmup: 5, Runs: 96, Precision: 0.005, MaxTime: 5 * time.Second}
+	opts := measure.MeasureOptions{Warmup: 5, Runs: 96, Precision: 0.005, MaxTime: 8 * time.Second}
+	const attempts = 5
 	cases := []struct {
 		name   string
 		other  measure.Session
@@ -71,7 +75,7 @@ func TestDetectsThreePercent(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var last measure.Comparison
-			for attempt := 1; attempt <= 3; attempt++ {
+			for attempt := 1; attempt <= attempts; attempt++ {
 				cmp, err := measure.Compare(a, c.other, in, in, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -86,7 +90,7 @@ func TestDetectsThreePercent(t *testing.T) {
 					return
 				}
 			}
-			t.Errorf("want (slower=%v) ratio within [%.2f, %.2f] in one of 3 attempts; last: %v", c.slower, c.lo, c.hi, last)
+			t.Errorf("want (slower=%v) ratio within [%.2f, %.2f] in one of %d attempts; last: %v", c.slower, c.lo, c.hi, attempts, last)
 		})
 	}
 }
