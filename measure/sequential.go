@@ -152,10 +152,9 @@ type layout struct{ unit, pairs, turn int }
 
 // ratioInterval returns the interval of median(b)/median(a) at two-sided
 // error rate alpha from the runs in a and b (equal in number, timed as
-// lay says), and the low end of the same interval at smallGainLevel
-// (alpha's when alpha is the larger): the alpha/2 and
-// 1-alpha/2 quantiles of the ratio over
-// bootstrap resamples, each drawing the session pairs with replacement
+// lay says), and loose, its low end at smallGainLevel (at alpha when
+// alpha is the larger): the alpha/2 and 1-alpha/2 quantiles of the ratio
+// over bootstrap resamples, each drawing the session pairs with replacement
 // and then, for each pair drawn, as many of its blocks (with replacement)
 // as it has. Blocks, not runs, are resampled: the runs of one block share
 // what the machine did while that model ran, a moment the other model's
