@@ -23,13 +23,9 @@ type Candidates struct {
 // rule, after folding its constant subgraphs as optimize does; g must have
 // static shapes.
 func CandidatesOf(g *graph.Graph) (*Candidates, error) {
-	engine, err := pipeline.NewEngine(nil, len(g.Nodes))
+	engine, folded, err := firstStep(g)
 	if err != nil {
 		return nil, err
-	}
-	folded, _, err := rewrite.Fold(g, executor.Evaluate)
-	if err != nil {
-		return nil, fmt.Errorf("folding constants: %w", err)
 	}
 	// Lazy: the count and the table need no candidate's graph, and
 	// building each one (a copy of the node list, hashed) cost the
@@ -39,6 +35,20 @@ func CandidatesOf(g *graph.Graph) (*Candidates, error) {
 		return nil, err
 	}
 	return &Candidates{N: len(cands), Rules: len(engine.Rules()), Stats: st}, nil
+}
+
+// firstStep returns the engine with every rule and g with its constant
+// subgraphs folded, as optimize's first rewrite step sees them.
+func firstStep(g *graph.Graph) (*rewrite.Engine, *graph.Graph, error) {
+	engine, err := pipeline.NewEngine(nil, len(g.Nodes))
+	if err != nil {
+		return nil, nil, err
+	}
+	folded, _, err := rewrite.Fold(g, executor.Evaluate)
+	if err != nil {
+		return nil, nil, fmt.Errorf("folding constants: %w", err)
+	}
+	return engine, folded, nil
 }
 
 // Write prints the count and the per-rule table.

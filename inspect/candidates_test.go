@@ -3,10 +3,7 @@ package inspect
 import (
 	"testing"
 
-	"github.com/xrl-dev/xrl/executor"
 	"github.com/xrl-dev/xrl/models"
-	"github.com/xrl-dev/xrl/pipeline"
-	"github.com/xrl-dev/xrl/rewrite"
 )
 
 // TestCandidatesOfCountsBuiltOnes: the lazy generation CandidatesOf runs
@@ -24,11 +21,7 @@ func TestCandidatesOfCountsBuiltOnes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			engine, err := pipeline.NewEngine(nil, len(m.Graph.Nodes))
-			if err != nil {
-				t.Fatal(err)
-			}
-			folded, _, err := rewrite.Fold(m.Graph, executor.Evaluate)
+			engine, folded, err := firstStep(m.Graph)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,8 +51,8 @@ type Comparison struct {
 	Dominated bool
 	// SmallGainLo is the low end of the last look's interval of
 	// latency(B)/latency(A) at the looser level smallGainLevel (95%), the
-	// figure the MinGain stop reads; 0 when not computed (RatioLo is
-	// read then).
+	// figure the MinGain stop reads; 0, as RatioLo, when no interval could
+	// be computed.
 	SmallGainLo float64
 	// Inflation is the factor by which the interval's variance was
 	// raised for slow drifts of one model against the other (1: none
@@ -311,11 +311,7 @@ func (opts MeasureOptions) judge(c *Comparison) bool {
 	// A faster B that does not yet show the gain asked for is, for the
 	// caller, not decided.
 	short := c.Verdict == Faster && !c.showsGain(minGain(opts.GainMargin, c.Sessions))
-	lo := c.RatioLo
-	if c.SmallGainLo > 0 {
-		lo = max(lo, c.SmallGainLo)
-	}
-	if gain := minGain(opts.MinGain, c.Sessions); gain > 0 && (c.Verdict == Undecided || short) && lo*(1+gain) > 1 {
+	if gain := minGain(opts.MinGain, c.Sessions); gain > 0 && (c.Verdict == Undecided || short) && c.SmallGainLo*(1+gain) > 1 {
 		c.SmallGain = true
 		return true
 	}

@@ -92,6 +92,10 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 	var ra timedRuns
 	rb := make([]timedRuns, len(bs))
 	out := make([]Comparison, len(bs))
+	// cur holds the figures of the candidates looked at and still timed,
+	// looked their indices, at the current look.
+	cur := make([]Comparison, len(bs))
+	var looked []int
 	inflation := make([]float64, len(bs))
 	looks := make([]int, len(bs))
 	for i := range inflation {
@@ -136,7 +140,7 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 			sched.capBlocks = timeCap(sched.capBlocks, blocks, elapsed, maxTime)
 		}
 		look, last := sched.due(blocks, ready, final)
-		looked := map[int]Comparison{}
+		looked = looked[:0]
 		for _, i := range slices.Clone(active) {
 			// A candidate at its own cap is looked at, and finished, at
 			// once: one look more of its own, within compareLooks (the
@@ -154,13 +158,15 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 				finish(i, c)
 				continue
 			}
-			looked[i] = c
+			cur[i] = c
+			looked = append(looked, i)
 		}
 		// Candidates still timed whose interval lies wholly above that of
 		// one shown faster, at this look or before, stop (StopDominated).
-		if bound := fastestHi(out, looked); bound < 1 {
-			for i, c := range looked {
-				if opts[i].StopDominated && c.RatioLo > bound {
+		if len(looked) > 0 {
+			bound := fastestHi(out, cur, looked)
+			for _, i := range looked {
+				if c := cur[i]; opts[i].StopDominated && c.RatioLo > bound {
 					c.Dominated = true
 					finish(i, c)
 				}
@@ -173,18 +179,18 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 }
 
 // fastestHi returns the lowest RatioHi of the comparisons shown faster
-// (verdict Faster) among the finished ones in out and those looked at in
-// looked, +Inf when there is none.
-func fastestHi(out []Comparison, looked map[int]Comparison) float64 {
+// (verdict Faster): the finished ones in out and cur[i] for i in looked;
+// +Inf when there is none.
+func fastestHi(out, cur []Comparison, looked []int) float64 {
 	hi := math.Inf(1)
 	for _, c := range out {
 		if c.Verdict == Faster {
 			hi = min(hi, c.RatioHi)
 		}
 	}
-	for _, c := range looked {
-		if c.Verdict == Faster {
-			hi = min(hi, c.RatioHi)
+	for _, i := range looked {
+		if cur[i].Verdict == Faster {
+			hi = min(hi, cur[i].RatioHi)
 		}
 	}
 	return hi

@@ -206,9 +206,9 @@ func TestSequentialVerdicts(t *testing.T) {
 
 // TestSequentialSmallGain: with MinGain 1%, a model 0.5% slower stops,
 // undecided, as soon as the interval at smallGainLevel shows it faster by
-// less than 1% at most, sooner than without (which goes on until the interval lies within
-// ±1% or above 1); a model 3% faster is still shown faster, one 5% slower
-// still slower.
+// less than 1% at most, sooner than without (which goes on until the
+// interval lies within ±1% or above 1); a model 3% faster is still shown
+// faster, one 5% slower still slower.
 func TestSequentialSmallGain(t *testing.T) {
 	for i, c := range []struct {
 		name      string
