@@ -110,6 +110,9 @@ func capture(d *draft, pl placement, gen *generation) *delta {
 func (dl *delta) build() (*graph.Graph, []nodeOrigin, error) {
 	dl.buildOnce.Do(func() {
 		dl.g, dl.origins, dl.buildErr = dl.assemble()
+		if dl.buildErr == nil {
+			recordParent(dl.g, dl.gen.gx.g)
+		}
 		dl.built.Store(true)
 	})
 	return dl.g, dl.origins, dl.buildErr

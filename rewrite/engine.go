@@ -45,9 +45,11 @@ type Options struct {
 }
 
 // Engine is the rule-based Rewriter: it matches every rule of a rule set
-// at every place in a graph and applies each match (see Candidates). An
-// Engine is safe for concurrent use (concurrent calls share the fold memo
-// and mix its hit counts in Stats).
+// at every place in a graph and applies each match (see Candidates). A
+// graph built from a candidate of a recent generation is matched again
+// only near what that rewrite changed, with the same result
+// (incremental.go). An Engine is safe for concurrent use (concurrent
+// calls share the fold memo and mix its hit counts in Stats).
 type Engine struct {
 	rules []*prule
 	opts  Options
@@ -55,6 +57,9 @@ type Engine struct {
 	// noPrune makes pair rules enumerate every pair (tests compare the
 	// candidates with and without pruning).
 	noPrune bool
+	// noIncremental makes every generation match in full (tests compare
+	// the two).
+	noIncremental bool
 }
 
 var _ LazyRewriter = (*Engine)(nil)
@@ -193,32 +198,52 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 	if e.memo != nil {
 		e.memo.next()
 	}
-	gx, err := newIndex(g)
-	if err != nil {
-		return nil, st, err
+	gx := keptIndex(g)
+	if gx == nil {
+		var err error
+		if gx, err = newIndex(g); err != nil {
+			return nil, st, err
+		}
 	}
 	st.Rules = make([]RuleStats, len(e.rules))
-	// Match the rules on the workers, then list the matches in rule order.
-	found := make([][]found, len(e.rules))
+	// Match the rules on the workers (only near the change when g derives
+	// from a kept generation), then list the matches in rule order.
+	var prev *matchSet
+	var near []bool
+	var nearList []int32
+	if !e.noIncremental {
+		if prev = e.previous(g); prev != nil {
+			near, nearList = nearChange(prev.gx, gx)
+			st.Incremental, st.Near = fewNear(len(nearList), len(gx.nodes)), len(nearList)
+		}
+	}
+	ms := &matchSet{gx: gx, found: make([][]found, len(e.rules)), ext: make([][][]int32, len(e.rules))}
 	inParallel(len(e.rules), e.opts.Workers, func(i int) {
 		pr := e.rules[i]
 		rs := &st.Rules[i]
 		tm := time.Now()
-		fs, external, pruned := findMatchesPruned(gx, pr, !e.noPrune)
+		var fs []found
+		var ext [][]int32
+		if st.Incremental && pr.rooted != nil {
+			fs, ext = rematch(gx, pr, prev, i, near, nearList)
+		} else if mt := newMatcher(gx, pr, pr.r.Plan, !e.noPrune); mt != nil {
+			mt.step(0)
+			fs, ext, rs.Pruned = mt.out, mt.extPos, mt.pruned
+		}
 		rs.MatchTime = time.Since(tm)
 		rs.Matches = len(fs)
-		rs.Pruned = pruned
 		rs.Rejected = map[Reject]int{}
-		if external > 0 {
-			rs.Rejected[RejectExternal] = external
+		if len(ext) > 0 {
+			rs.Rejected[RejectExternal] = len(ext)
 		}
-		found[i] = fs
+		ms.found[i], ms.ext[i] = fs, ext
 	})
+	e.remember(ms)
 	var jobs []*job
 	for i, pr := range e.rules {
 		rs := &st.Rules[i]
 		rs.Rule = pr.r.Name
-		for _, f := range keepOnePerNodeSet(found[i]) {
+		for _, f := range keepOnePerNodeSet(ms.found[i]) {
 			if f.m == nil {
 				rs.Rejected[RejectSymmetric]++
 				continue
@@ -228,6 +253,11 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 	}
 	st.MatchTime = time.Since(t0)
 	// The input graph's digests, then apply and hash in parallel.
+	if len(jobs) == 0 {
+		// Nothing to apply: the digests of g are not needed (a
+		// canonicalisation finding nothing on a large graph).
+		return nil, e.finish(st, t0), nil
+	}
 	th := time.Now()
 	lazyHash := lazy && len(g.Nodes) > e.lazyHashNodes()
 	gen := &generation{gx: gx, hb: newHashBase(gx), inOrder: slices.Equal(gx.nodes, g.Nodes)}
@@ -285,6 +315,11 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 		}
 		out = append(out, c)
 	}
+	return out, e.finish(st, t0), nil
+}
+
+// finish sums a generation's per-rule statistics and times it from t0.
+func (e *Engine) finish(st Stats, t0 time.Time) Stats {
 	for i := range st.Rules {
 		st.Matches += st.Rules[i].Matches
 		st.Candidates += st.Rules[i].Candidates
@@ -294,7 +329,7 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 		st.MemoHits, st.MemoMisses = e.memo.stats()
 	}
 	st.Total = time.Since(t0)
-	return out, st, nil
+	return st
 }
 
 // DefaultLazyHashNodes is the default of Options.LazyHashNodes.

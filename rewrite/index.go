@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -124,7 +125,7 @@ func (gx *gindex) namer(prefix string) func(base string) string {
 	return func(base string) string {
 		for {
 			count++
-			name := fmt.Sprintf("%s/%s_%d", prefix, base, count)
+			name := prefix + "/" + base + "_" + strconv.Itoa(count)
 			if !used[name] && !used[name+":0"] && !mine[name] {
 				mine[name] = true
 				return name

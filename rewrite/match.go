@@ -26,6 +26,9 @@ type prule struct {
 	// (see mixesParts), so scans and consumer steps for a later part skip
 	// such nodes.
 	mixing bool
+	// rooted[pnode] is the plan starting from that source node, for the
+	// rules matched incrementally (see incremental.go); nil for the others.
+	rooted [][]rules.Step
 }
 
 func prepareRule(r *rules.Rule) *prule {
@@ -54,6 +57,12 @@ func prepareRule(r *rules.Rule) *prule {
 			pr.isSrcOut[o.Node.Index][o.Output] = true
 		}
 	}
+	if len(r.Plan) > 0 && !r.Disconnected && !pr.mixing {
+		pr.rooted = make([][]rules.Step, len(r.Source.Nodes))
+		for _, pn := range r.Source.Nodes {
+			pr.rooted[pn.Index] = r.PlanFrom(pn)
+		}
+	}
 	return pr
 }
 
@@ -61,14 +70,36 @@ func prepareRule(r *rules.Rule) *prule {
 type found struct {
 	m   *rules.Match
 	pos []int32 // position of each source node's graph node
+	// trail is the path of the matcher's search to the match: the
+	// position of each node it bound and which way round it took each
+	// commutative node's arguments and each shape template's segments.
+	// The matcher finds matches in the trails' lexicographic order (see
+	// incremental.go).
+	trail []uint64
 }
+
+// Kinds of the entries of a trail (high 32 bits; the low ones hold the
+// value): a node position, a commutative node's argument order, a
+// template segment's length.
+const (
+	trailPos  uint64 = 1 << 32
+	trailSwap uint64 = 2 << 32
+	trailSeg  uint64 = 3 << 32
+)
 
 // matcher is the search state for one rule on one graph.
 type matcher struct {
 	gx *gindex
 	pr *prule
 	r  *rules.Rule
-	m  rules.Match
+	// plan is the plan followed: the rule's, or one from another root
+	// (incremental matching, see incremental.go).
+	plan []rules.Step
+	// only, when not negative, is the one position the first step scans;
+	// force, when not nil, is the position each source node must take.
+	only  int32
+	force []int32
+	m     rules.Match
 	// pos holds the position of the graph node bound to each source node
 	// (-1 when unbound).
 	pos []int32
@@ -83,12 +114,16 @@ type matcher struct {
 	// saved[depth] holds m.Attrs before the node of plan step depth was
 	// bound, to undo attribute bindings.
 	saved [][]rules.Value
+	// trail is the search's path so far (see found).
+	trail []uint64
 
 	seen     map[string]bool
 	vid      map[*graph.Value]uint32
 	key      []byte
 	out      []found
 	external int // matches rejected because an internal value escapes
+	// extPos holds the positions of each such match, by source node.
+	extPos [][]int32
 	// prune enables skipping related nodes for mixing rules; pruned
 	// counts the scan and consumer positions skipped.
 	prune  bool
@@ -107,11 +142,22 @@ func findMatches(gx *gindex, pr *prule) ([]found, int) {
 // (their rewrites all make a cycle) without enumerating them; it also
 // returns the number of scan positions so skipped.
 func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, int, int) {
-	r := pr.r
-	if len(r.Plan) == 0 {
+	mt := newMatcher(gx, pr, pr.r.Plan, prune)
+	if mt == nil {
 		return nil, 0, 0
 	}
-	mt := &matcher{gx: gx, pr: pr, r: r, prune: prune && pr.mixing,
+	mt.step(0)
+	return mt.out, mt.external, mt.pruned
+}
+
+// newMatcher returns a matcher of pr on gx following plan (nil when the
+// rule has no plan), with no restriction on its positions.
+func newMatcher(gx *gindex, pr *prule, plan []rules.Step, prune bool) *matcher {
+	r := pr.r
+	if len(plan) == 0 {
+		return nil
+	}
+	mt := &matcher{gx: gx, pr: pr, r: r, plan: plan, only: -1, prune: prune && pr.mixing,
 		m: rules.Match{Rule: r,
 			Nodes:  make([]*graph.Node, len(r.Source.Nodes)),
 			Values: make([]*graph.Value, len(r.Vars)),
@@ -122,7 +168,7 @@ func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, int, int) {
 		syms:      make([]rules.Value, len(r.Symbols)),
 		symSet:    make([]bool, len(r.Symbols)),
 		symParams: make([][]string, len(r.Symbols)),
-		saved:     make([][]rules.Value, len(r.Plan)),
+		saved:     make([][]rules.Value, len(plan)),
 		seen:      map[string]bool{},
 		vid:       map[*graph.Value]uint32{},
 	}
@@ -135,19 +181,22 @@ func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, int, int) {
 	for i := range mt.saved {
 		mt.saved[i] = make([]rules.Value, len(r.Vars))
 	}
-	mt.step(0)
-	return mt.out, mt.external, mt.pruned
+	return mt
 }
 
 // step extends the partial match by plan step i.
 func (mt *matcher) step(i int) {
-	if i == len(mt.r.Plan) {
+	if i == len(mt.plan) {
 		mt.complete()
 		return
 	}
-	st := &mt.r.Plan[i]
+	st := &mt.plan[i]
 	switch st.Kind {
 	case rules.StepScan:
+		if i == 0 && mt.only >= 0 {
+			mt.tryNode(i, st.Node, mt.only)
+			return
+		}
 		for _, p := range mt.scanCandidates(i, st.Node.Op) {
 			mt.tryNode(i, st.Node, p)
 		}
@@ -279,6 +328,9 @@ func (mt *matcher) boundRef(r rules.Ref) *graph.Value {
 // tryNode matches source node pn (plan step i) at the graph node at
 // position p and continues the search for every way it fits.
 func (mt *matcher) tryNode(i int, pn *rules.PNode, p int32) {
+	if mt.force != nil && mt.force[pn.Index] != p {
+		return
+	}
 	gn := mt.gx.nodes[p]
 	if gn.Op != pn.Op || gn.IsOpaque() || (gn.Domain != "" && gn.Domain != "ai.onnx") {
 		return
@@ -318,12 +370,17 @@ func (mt *matcher) tryNode(i int, pn *rules.PNode, p int32) {
 	copy(saved, mt.m.Attrs)
 	if pn.MatchAttrs(&mt.m, gn) {
 		mt.m.Nodes[pn.Index], mt.pos[pn.Index] = gn, p
+		mt.trail = append(mt.trail, trailPos|uint64(uint32(p)))
 		if pn.Commutative && len(pn.Args) == 2 {
+			mt.trail = append(mt.trail, trailSwap)
 			mt.bindArgs(i, pn, ins, false, 0)
+			mt.trail[len(mt.trail)-1] = trailSwap | 1
 			mt.bindArgs(i, pn, ins, true, 0)
+			mt.trail = mt.trail[:len(mt.trail)-1]
 		} else {
 			mt.bindArgs(i, pn, ins, false, 0)
 		}
+		mt.trail = mt.trail[:len(mt.trail)-1]
 		mt.m.Nodes[pn.Index], mt.pos[pn.Index] = nil, -1
 	}
 	copy(mt.m.Attrs, saved)
@@ -432,7 +489,9 @@ func (mt *matcher) fitTemplate(v *rules.Var, gv *graph.Value, cont func()) {
 				}
 				mt.syms[si], mt.symSet[si] = rules.Value{Kind: rules.KInts, Ints: seg}, true
 				mt.symParams[si] = paramsOf(shape[k : k+n])
+				mt.trail = append(mt.trail, trailSeg|uint64(n))
 				walk(i+1, k+n)
+				mt.trail = mt.trail[:len(mt.trail)-1]
 				mt.syms[si], mt.symSet[si], mt.symParams[si] = rules.Value{}, false, nil
 			}
 			return
@@ -513,6 +572,7 @@ func (mt *matcher) complete() {
 	}
 	if !mt.closed() {
 		mt.external++
+		mt.extPos = append(mt.extPos, append([]int32(nil), mt.pos...))
 		return
 	}
 	m := &rules.Match{Rule: mt.r,
@@ -520,7 +580,7 @@ func (mt *matcher) complete() {
 		Values: append([]*graph.Value(nil), mt.m.Values...),
 		Attrs:  append([]rules.Value(nil), mt.m.Attrs...),
 	}
-	mt.out = append(mt.out, found{m: m, pos: append([]int32(nil), mt.pos...)})
+	mt.out = append(mt.out, found{m: m, pos: append([]int32(nil), mt.pos...), trail: append([]uint64(nil), mt.trail...)})
 }
 
 // appendValueKey appends an identifier of v unique within the graph: its

@@ -33,6 +33,9 @@ func Rows2D(g *graph.Graph) (*graph.Graph, bool, error) {
 	if g == nil {
 		return nil, false, fmt.Errorf("rewrite: Rows2D: nil graph")
 	}
+	if !hasRowsForm(g) {
+		return g, false, nil // every conversion starts from a rows value
+	}
 	r := &rows2d{g: g, names: g.Names(), flat: map[*graph.Value]*graph.Value{}, rep: map[*graph.Value]*graph.Value{},
 		produced: map[*graph.Value]bool{}}
 	r.src = newShapeSource(g, r.names, r.emit)
@@ -102,6 +105,24 @@ func rowAxis(d graph.Dim) bool {
 	}
 	atoms, c, ok := monomial(d.Sym())
 	return ok && c == 1 && len(atoms) == 1
+}
+
+// hasRowsForm reports whether a node of g reads or makes a value of a
+// rows shape (rowsForm).
+func hasRowsForm(g *graph.Graph) bool {
+	for _, n := range g.Nodes {
+		for _, v := range n.Inputs {
+			if rowsForm(dims(v)) {
+				return true
+			}
+		}
+		for _, v := range n.Outputs {
+			if rowsForm(dims(v)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rows returns the 2-D form [A*C, D] of a rows shape [A, C, D].

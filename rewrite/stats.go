@@ -19,6 +19,12 @@ type Stats struct {
 	Matches, Candidates int
 	// Pruned is the total of RuleStats.Pruned.
 	Pruned int
+	// Incremental says the graph was built from a candidate of one of the
+	// engine's recent generations and its rules were matched again only
+	// near the Near nodes that rewrite changed, the other matches carried
+	// over (see incremental.go).
+	Incremental bool
+	Near        int
 	// Fold sums the folding done in the candidates.
 	Fold FoldStats
 	// MemoHits and MemoMisses count the folds served by the engine's fold

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -257,6 +258,65 @@ func TestPlans(t *testing.T) {
 	if !set.Lookup("relu-merge-rows").Disconnected || set.Lookup("matmul-merge-cols").Disconnected {
 		t.Errorf("Disconnected flags wrong")
 	}
+}
+
+// TestPlanFrom checks the plans from every source node of every shipped
+// rule: each scans for its root first, visits every node once, reaches
+// every node of a connected source from the root without another scan,
+// and starts each later step from a reference bound by an earlier one;
+// the plan from the rule's root is its own plan.
+func TestPlanFrom(t *testing.T) {
+	set := loadShipped(t)
+	for _, r := range set.Rules {
+		if got := r.PlanFrom(r.Root()); !slices.EqualFunc(got, r.Plan, func(a, b Step) bool { return a == b }) {
+			t.Errorf("%s: the plan from its root differs from its plan", r.Name)
+		}
+		for _, root := range r.Source.Nodes {
+			plan := r.PlanFrom(root)
+			if len(plan) != len(r.Source.Nodes) || plan[0].Kind != StepScan || plan[0].Node != root {
+				t.Fatalf("%s from %s: %d steps, first %v of %s", r.Name, root.Op, len(plan), plan[0].Kind, plan[0].Node.Op)
+			}
+			matched := map[*PNode]bool{}
+			scans := 0
+			for _, st := range plan {
+				if matched[st.Node] {
+					t.Errorf("%s from %s: visits %s twice", r.Name, root.Op, st.Node.Op)
+				}
+				switch st.Kind {
+				case StepScan:
+					scans++
+				case StepProducer:
+					if !boundBy(matched, st.From) {
+						t.Errorf("%s from %s: takes the producer of an unbound output", r.Name, root.Op)
+					}
+				case StepConsumer:
+					if !boundBy(matched, st.From) {
+						t.Errorf("%s from %s: enumerates the readers of an unbound value", r.Name, root.Op)
+					}
+				}
+				matched[st.Node] = true
+			}
+			if !r.Disconnected && scans != 1 {
+				t.Errorf("%s from %s: %d scans in a connected source", r.Name, root.Op, scans)
+			}
+		}
+	}
+}
+
+// boundBy reports whether reference a is bound once the nodes of matched
+// are: a variable or node output one of them reads, or an output of one.
+func boundBy(matched map[*PNode]bool, a Ref) bool {
+	if a.Kind == RefNode && matched[a.Node] {
+		return true
+	}
+	for n := range matched {
+		for _, b := range n.Args {
+			if b.Kind == a.Kind && (a.Kind == RefVar && b.Var == a.Var || a.Kind == RefNode && b.Node == a.Node && b.Output == a.Output) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TestIntegerTensorsNotMatched: shape arithmetic on int64 values must not

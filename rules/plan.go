@@ -6,7 +6,21 @@ package rules
 // (a direct graph lookup) when possible, else through the consumers of a
 // bound value (usually few), and only when the pattern has a part that
 // shares nothing with the matched part, by another scan.
-func makePlan(r *Rule) ([]Step, bool) {
+func makePlan(r *Rule) ([]Step, bool) { return makePlanFrom(r, nil) }
+
+// PlanFrom returns a matching plan that starts by scanning for source node
+// root and then reaches the others as Plan does: a matcher following it
+// finds the matches of the rule with root bound to a given graph node
+// (incremental matching starts from each node a rewrite changed). root
+// must be one of r's source nodes.
+func (r *Rule) PlanFrom(root *PNode) []Step {
+	plan, _ := makePlanFrom(r, root)
+	return plan
+}
+
+// makePlanFrom is makePlan with the first step scanning for root (nil:
+// chosen as makePlan does).
+func makePlanFrom(r *Rule, root *PNode) ([]Step, bool) {
 	src := r.Source
 	matched := make([]bool, len(src.Nodes))
 	boundVar := make([]bool, len(r.Vars))
@@ -66,7 +80,12 @@ func makePlan(r *Rule) ([]Step, bool) {
 				}
 			}
 		}
-		// Otherwise scan, preferring the nodes of the source outputs.
+		// Otherwise scan: root first, else preferring the nodes of the
+		// source outputs.
+		if step == nil && root != nil && !matched[root.Index] {
+			step = &Step{Kind: StepScan, Node: root}
+			scans++
+		}
 		if step == nil {
 			for _, o := range src.Outputs {
 				if o.Kind == RefNode && !matched[o.Node.Index] {
