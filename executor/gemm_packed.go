@@ -17,7 +17,7 @@ import (
 
 const (
 	kernelRows = 6
-	packMC     = 72
+	packMC     = 216
 	packNC     = 192
 	packKC     = 256
 )
