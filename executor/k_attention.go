@@ -178,10 +178,15 @@ func (c *attnCore) mask(m []int32) []float64 {
 // Query row (b, s) of head h starts at q[(b*seq+s)*qs + h*dh], key row
 // (b, t) at k[(b*total+t)*ks + h*dh] and value row at v[(b*total+t)*vs +
 // h*dv]; ab is attention_bias and mask the additive mask (either nil).
+// Each head takes blocks of query rows: the scores of a block are one
+// GEMM of its queries by the keys (in float64), then biased, masked and
+// exponentiated row by row, and the weighted values another GEMM.
 func attendAll[T floatT](rc *runCtx, c *attnCore, q []float64, qs int, k []float64, ks int, v []float64, vs int, ab []T, mask []float64, y []T) {
 	st := c.seq * c.total
+	rows := attnBlockRows(c.seq, c.total)
 	parallelFor(rc.threads, c.batch*c.heads, st*(c.dh+c.dv), func(lo, hi int) {
-		p, acc := make([]float64, c.total), make([]float64, c.dv)
+		p, acc := make([]float64, rows*c.total), make([]float64, rows*c.dv)
+		sums := make([]float64, rows)
 		for bh := lo; bh < hi; bh++ {
 			b, h := bh/c.heads, bh%c.heads
 			var bias []T
@@ -193,45 +198,48 @@ func attendAll[T floatT](rc *runCtx, c *attnCore, q []float64, qs int, k []float
 			if mask != nil {
 				m = mask[b*st : (b+1)*st]
 			}
-			for s := 0; s < c.seq; s++ {
-				qr := q[(b*c.seq+s)*qs+h*c.dh:]
-				qr = qr[:c.dh]
-				top := math.Inf(-1)
-				for t := range p {
-					kr := k[(b*c.total+t)*ks+h*c.dh:]
-					dot := 0.0
-					for i, qv := range qr {
-						dot += qv * kr[i]
+			keys, vals := k[b*c.total*ks+h*c.dh:], v[b*c.total*vs+h*c.dv:]
+			for s0 := 0; s0 < c.seq; s0 += rows {
+				n := min(rows, c.seq-s0)
+				gemm(1, false, true, n, c.total, c.dh, c.scale, q[(b*c.seq+s0)*qs+h*c.dh:], qs, keys, ks, 0, p, c.total)
+				for i := range n {
+					s := s0 + i
+					row := p[i*c.total : (i+1)*c.total]
+					top := math.Inf(-1)
+					for t := range row {
+						dot := row[t]
+						if bias != nil {
+							dot += float64(bias[s*c.total+t])
+						}
+						if m != nil {
+							dot += m[s*c.total+t]
+						}
+						row[t] = dot
+						top = max(top, dot)
 					}
-					dot *= c.scale
-					if bias != nil {
-						dot += float64(bias[s*c.total+t])
+					sum := 0.0
+					for t, e := range row {
+						row[t] = math.Exp(e - top)
+						sum += row[t]
 					}
-					if m != nil {
-						dot += m[s*c.total+t]
-					}
-					p[t] = dot
-					top = max(top, dot)
+					sums[i] = sum
 				}
-				sum := 0.0
-				for t, e := range p {
-					p[t] = math.Exp(e - top)
-					sum += p[t]
-				}
-				clear(acc)
-				for t, pt := range p {
-					vr := v[(b*c.total+t)*vs+h*c.dv:][:c.dv]
-					for i, vv := range vr {
-						acc[i] += pt * vv
+				gemm(1, false, false, n, c.dv, c.total, 1, p, c.total, vals, vs, 0, acc, c.dv)
+				for i := range n {
+					out := y[(b*c.seq+s0+i)*c.heads*c.dv+h*c.dv:][:c.dv]
+					for j, a := range acc[i*c.dv : (i+1)*c.dv] {
+						out[j] = T(a / sums[i])
 					}
-				}
-				out := y[(b*c.seq+s)*c.heads*c.dv+h*c.dv:][:c.dv]
-				for i, a := range acc {
-					out[i] = T(a / sum)
 				}
 			}
 		}
 	})
+}
+
+// attnBlockRows is the number of query rows attendAll scores at once: all
+// of them, or as many as keep a block's scores within 1 Mi values.
+func attnBlockRows(seq, total int) int {
+	return max(1, min(seq, (1<<20)/max(total, 1)))
 }
 
 // asFloat64s returns x as float64s: x itself when it is []float64, else a
