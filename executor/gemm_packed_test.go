@@ -48,7 +48,7 @@ func randSlice[T floatT](r *rand.Rand, n int) []T {
 // wider than the matrices.
 func testPackedGemm[T floatT](t *testing.T, tol float64) {
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, sz := range [][3]int{{3, 8, 4}, {6, 16, 1}, {7, 17, 5}, {12, 9, 33}, {72, 192, 256}, {73, 193, 257}, {130, 70, 300}, {197, 64, 197}, {5, 600, 40}} {
+	for _, sz := range [][3]int{{3, 8, 4}, {6, 16, 1}, {7, 17, 5}, {12, 9, 33}, {72, 192, 256}, {73, 193, 257}, {130, 70, 300}, {197, 64, 197}, {216, 24, 16}, {217, 193, 257}, {433, 17, 9}, {5, 600, 40}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
