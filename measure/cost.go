@@ -351,6 +351,12 @@ func containsValue(vs []*graph.Value, v *graph.Value) bool {
 	return false
 }
 
+// Save writes the cached op times to the cache file (CostOptions.CacheFile)
+// when they changed since they were read or last written; without a file
+// it does nothing. Latency saves after every call; callers timing ops
+// through OpTime call it when done.
+func (c *CostModel) Save() error { return c.save() }
+
 func (c *CostModel) save() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

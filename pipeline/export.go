@@ -241,6 +241,11 @@ func verifyWith(w io.Writer, orig, out *graph.Model, runtimes []string, opts ver
 type Measurement struct {
 	Backend measure.BackendOptions
 	Measure measure.MeasureOptions
+	// CostCache, when set, is the JSON file the cost model keeps its
+	// per-op times in across runs (measure.CostOptions.CacheFile): a run
+	// times only the op configurations the file does not hold, and saves
+	// the file when its search is done.
+	CostCache string
 }
 
 // ReportMeasured measures orig and out end to end, interleaved, on the

@@ -44,6 +44,7 @@ func objectiveModel(objective, latency string, ms Measurement) (measure.LatencyM
 type costLatency struct {
 	measure.HashedLatencyModel
 	nodes *nodecost.Timer
+	cm    *measure.CostModel
 }
 
 // CostThreads is the intra-op threads the cost model times each op at.
@@ -59,7 +60,7 @@ const CostThreads = 1
 
 func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
 	ms.Backend.Threads = CostThreads
-	cm, err := measure.NewCostModel(measure.CostOptions{Backend: ms.Backend})
+	cm, err := measure.NewCostModel(measure.CostOptions{Backend: ms.Backend, CacheFile: ms.CostCache})
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +69,21 @@ func newCostLatency(ms Measurement) (measure.LatencyModel, error) {
 	if !ok {
 		return nil, fmt.Errorf("the cost model's cache does not take known hashes")
 	}
-	return costLatency{cached, timer}, nil
+	return costLatency{cached, timer, cm}, nil
+}
+
+// saveCostCache writes the cost model's op times to its cache file
+// (Measurement.CostCache) when lm is the cost model; other models have
+// none.
+func saveCostCache(lm measure.LatencyModel) error {
+	c, ok := lm.(costLatency)
+	if !ok {
+		return nil
+	}
+	if err := c.cm.Save(); err != nil {
+		return fmt.Errorf("saving the cost model's op times: %w", err)
+	}
+	return nil
 }
 
 // nodeSum is a latency model summing a Timer's node times.

@@ -219,6 +219,9 @@ func (s *Start) rewrite(w io.Writer, cfg Config, t0 time.Time, rep *Report) (*gr
 		if err != nil {
 			return nil, err
 		}
+		if err := saveCostCache(lm); err != nil {
+			return nil, err
+		}
 		*m = MethodReport{Kind: methodAgent, Name: cfg.Agent, Objective: m.Objective, LatencyModel: lm.Name(),
 			StopReason: ar.Best.StopReason, Steps: ar.Steps, Rollouts: ar.Rollouts,
 			Initial: ar.Best.InitialLatency, Best: ar.Best.BestLatency, Elapsed: ar.Elapsed}
@@ -236,6 +239,9 @@ func (s *Start) rewrite(w io.Writer, cfg Config, t0 time.Time, rep *Report) (*gr
 	fmt.Fprintf(w, "optimising %s (%d nodes) with %s search minimising %s\n", cfg.Model, len(s.Orig.Graph.Nodes), alg, scorerName(lm))
 	sr, err := s.Search(alg, lm, cfg.SearchOptions)
 	if err != nil {
+		return nil, err
+	}
+	if err := saveCostCache(lm); err != nil {
 		return nil, err
 	}
 	*m = MethodReport{Kind: methodSearch, Name: sr.Algorithm, Objective: m.Objective, LatencyModel: lm.Name(),

@@ -127,3 +127,34 @@ func TestOutputPathCheckedFirst(t *testing.T) {
 		t.Errorf("left %d entries in %s", len(ents), tmp)
 	}
 }
+
+// TestCostCacheFlagChecked: a --cost-cache file that cannot be written, or
+// given where the cost model does not rank the rewrites, is an error
+// naming the flag before any work is done.
+func TestCostCacheFlagChecked(t *testing.T) {
+	model := fixture(t, "mlp.onnx")
+	tmp := t.TempDir()
+	out := filepath.Join(tmp, "o.onnx")
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing directory", []string{"--cost-cache", filepath.Join(tmp, "no", "c.json")}, "does not exist"},
+		{"a directory", []string{"--cost-cache", tmp}, "is a directory"},
+		{"measured search", []string{"--cost-cache", filepath.Join(tmp, "c.json"), "--runtime", "go"}, "needs --runtime cost"},
+		{"memory objective", []string{"--cost-cache", filepath.Join(tmp, "c.json"), "--objective", "memory"}, "--objective latency"},
+	}
+	for _, c := range cases {
+		code, stdout, stderr := run(append([]string{"optimize", model, "-o", out}, c.args...)...)
+		if code != exitError || !strings.Contains(stderr, "--cost-cache") || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q", c.name, code, stderr)
+		}
+		if stdout != "" {
+			t.Errorf("%s: the search started: %q", c.name, stdout)
+		}
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left %d entries in %s", len(ents), tmp)
+	}
+}

@@ -36,6 +36,7 @@ type optimizeOptions struct {
 	JSON      bool   // print the report as JSON, progress on stderr
 	Verbose   bool   // also report ONNX Runtime's time per op type
 	BRKGANet  string // regal network for --search brkga (optimize_regal.go)
+	CostCache string // the cost model's per-op times across runs (--cost-cache)
 	// MeasuredPasses are tried on the result and kept when faster
 	// (pipeline.Start.MeasuredPasses); "none" skips them.
 	MeasuredPasses []string
@@ -154,7 +155,16 @@ is op_profile. It needs ONNX Runtime as the measuring backend.`,
 	f.BoolVarP(&opts.Verbose, "verbose", "v", false, "also profile the original and the written model in ONNX Runtime and report the time per op type, before and after (op_profile in --json)")
 	f.StringVar(&opts.Inputs, "inputs", "", "also verify the result on your own input sets (a directory of input_N.pb files or test_data_set_N directories, an .npz archive, or a directory of them); without --shape the model is tuned at the first set's shapes")
 	f.StringVar(&opts.BRKGANet, "brkga-net", "", "with --search brkga: draw fresh keys from this network's per-candidate Beta distributions ('xrl regal train')")
+	f.StringVar(&opts.CostCache, "cost-cache", "", "keep the cost model's per-op times in this JSON file: a later run times only the op configurations the file does not hold (timing them is most of the search's time); keep one file per machine and ONNX Runtime version")
 	return c
+}
+
+// measurement returns the run's measurement settings with the cost
+// model's cache file.
+func (o *optimizeOptions) measurement() pipeline.Measurement {
+	m := o.Runtime.measurement()
+	m.CostCache = o.CostCache
+	return m
 }
 
 // searchRuntime returns the latency model used during search.
@@ -178,7 +188,7 @@ func (o *optimizeOptions) config() (pipeline.Config, error) {
 	cfg := pipeline.Config{
 		Model: o.Model, Shapes: bind, Rules: o.Rules, Output: o.Output,
 		Latency:     o.searchRuntime(),
-		Measurement: o.Runtime.measurement(),
+		Measurement: o.measurement(),
 		Search:      o.Search,
 		SearchOptions: search.Options{
 			Budget: o.Budget, Alpha: o.Alpha, TimeLimit: o.TimeLimit, Seed: o.Seed,
@@ -196,6 +206,14 @@ func optimizeRun(o *optimizeOptions) error {
 	// A bad output path is reported before any work is done.
 	if err := checkOutputPath("-o", o.Output); err != nil {
 		return err
+	}
+	if o.CostCache != "" {
+		if o.searchRuntime() != "cost" || o.Objective != measure.ObjectiveLatency {
+			return fmt.Errorf("--cost-cache keeps the cost model's op times: it needs --runtime cost (the default) and --objective latency, not --runtime %s --objective %s", o.searchRuntime(), o.Objective)
+		}
+		if err := checkOutputPath("--cost-cache", o.CostCache); err != nil {
+			return err
+		}
 	}
 	cfg, err := o.config()
 	if err != nil {
