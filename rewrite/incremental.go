@@ -45,7 +45,9 @@ import (
 //
 // Rules with parts matched by separate scans (rules.Rule.Disconnected) or
 // pruned by reachability (prule.mixing) are matched in full: their
-// matches depend on more than a neighbourhood, and they are few and cheap.
+// matches depend on more than a neighbourhood (whether two parts are on
+// one path), and they are few (on the 50,000-node residual chain, about
+// 0.1 s of a step's CPU).
 
 // keepMatchSets is the number of generations whose matches are kept,
 // over all engines: an episode's step has two (the engine's, and the
