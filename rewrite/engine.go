@@ -226,9 +226,8 @@ func (e *Engine) generate(g *graph.Graph, lazy bool) ([]Candidate, Stats, error)
 		var ext [][]int32
 		if st.Incremental && pr.rooted != nil {
 			fs, ext = rematch(gx, pr, prev, i, near, nearList)
-		} else if mt := newMatcher(gx, pr, pr.r.Plan, !e.noPrune); mt != nil {
-			mt.step(0)
-			fs, ext, rs.Pruned = mt.out, mt.extPos, mt.pruned
+		} else {
+			fs, ext, rs.Pruned = findMatchesPruned(gx, pr, !e.noPrune)
 		}
 		rs.MatchTime = time.Since(tm)
 		rs.Matches = len(fs)

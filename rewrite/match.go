@@ -117,12 +117,12 @@ type matcher struct {
 	// trail is the search's path so far (see found).
 	trail []uint64
 
-	seen     map[string]bool
-	vid      map[*graph.Value]uint32
-	key      []byte
-	out      []found
-	external int // matches rejected because an internal value escapes
-	// extPos holds the positions of each such match, by source node.
+	seen map[string]bool
+	vid  map[*graph.Value]uint32
+	key  []byte
+	out  []found
+	// extPos holds the positions, by source node, of each match rejected
+	// because an internal value escapes.
 	extPos [][]int32
 	// prune enables skipping related nodes for mixing rules; pruned
 	// counts the scan and consumer positions skipped.
@@ -134,20 +134,21 @@ type matcher struct {
 // number of complete matches rejected for external use.
 func findMatches(gx *gindex, pr *prule) ([]found, int) {
 	fs, external, _ := findMatchesPruned(gx, pr, false)
-	return fs, external
+	return fs, len(external)
 }
 
-// findMatchesPruned is findMatches that, with prune set and a mixing
+// findMatchesPruned is findMatches that returns the positions of the
+// matches rejected for external use and, with prune set and a mixing
 // rule, leaves out the matches whose parts lie on one path of the graph
 // (their rewrites all make a cycle) without enumerating them; it also
 // returns the number of scan positions so skipped.
-func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, int, int) {
+func findMatchesPruned(gx *gindex, pr *prule, prune bool) ([]found, [][]int32, int) {
 	mt := newMatcher(gx, pr, pr.r.Plan, prune)
 	if mt == nil {
-		return nil, 0, 0
+		return nil, nil, 0
 	}
 	mt.step(0)
-	return mt.out, mt.external, mt.pruned
+	return mt.out, mt.extPos, mt.pruned
 }
 
 // newMatcher returns a matcher of pr on gx following plan (nil when the
@@ -571,7 +572,6 @@ func (mt *matcher) complete() {
 		return
 	}
 	if !mt.closed() {
-		mt.external++
 		mt.extPos = append(mt.extPos, append([]int32(nil), mt.pos...))
 		return
 	}
