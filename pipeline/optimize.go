@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/xrl-dev/xrl/graph"
@@ -256,9 +257,10 @@ func (s *Start) rewrite(w io.Writer, cfg Config, t0 time.Time, rep *Report) (*gr
 // already, when it is the folded model FinishOrFolded fell back to): under
 // the latency objective the measured passes and the never-slower decision
 // choose it; under the others it is verified itself, measured for the
-// progress lines. The model chosen before the never-slower decision is
-// verified at the other shapes and on the user's inputs first (see
-// verifiedEverywhere). It fills rep's decision, measured passes, memory
+// progress lines. A model the never-slower decision picks is verified at
+// the other shapes and on the user's inputs before it is written (see
+// verifiedEverywhere; the model chosen before it is timed in its place when
+// it fails there), and none is when the original is written. It fills rep's decision, measured passes, memory
 // figures and rules, and the parts of times it measures.
 func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, times *Times, best *graph.Graph, verified, everywhere *graph.Model) (*graph.Model, error) {
 	m := &rep.Method
@@ -288,23 +290,41 @@ func (s *Start) chooseOutput(w io.Writer, cfg Config, rep *Report, times *Times,
 	// (on ViT-B/16, a gigabyte).
 	s.passChecks.forget()
 	times.Passes = time.Since(t0)
+	// Never slower: the measured decision picks what is written. The
+	// model it picks is checked at the other shapes only then.
+	check := s.everywhereCheck(w, cfg, rep, times, chain, everywhere)
 	t0 = time.Now()
-	chosen, err := s.checkEverywhere(w, cfg, rep, chain, everywhere)
-	times.Everywhere = time.Since(t0)
-	if err != nil {
-		return nil, err
-	}
-	// Never slower: the measured decision picks what is written.
-	t0 = time.Now()
-	out, d, err := s.ChooseNotSlower(w, cfg.Model, chosen, cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed)
+	out, d, err := s.ChooseNotSlower(w, cfg.Model, chain[len(chain)-1], cfg.Measurement, cfg.Tolerance, cfg.SearchOptions.Seed, check)
 	times.Sweep = s.sweepTime
-	times.NotSlower = time.Since(t0) - times.Sweep
+	times.NotSlower = time.Since(t0) - times.Sweep - times.Everywhere
 	if err != nil {
 		return nil, err
 	}
 	rep.Decision = newDecisionReport(measure.DefaultBackendName(), d)
 	rep.Decision.Sweep = sweptTimings(s.swept)
 	return out, nil
+}
+
+// everywhereCheck returns the check ChooseNotSlower makes of the model it
+// picks: checkEverywhere on chain up to that model (the model itself when
+// chain does not hold it), a model it returned before returned as it is;
+// its time is added to times.Everywhere.
+func (s *Start) everywhereCheck(w io.Writer, cfg Config, rep *Report, times *Times, chain []*graph.Model, everywhere *graph.Model) func(*graph.Model) (*graph.Model, error) {
+	done := map[*graph.Model]bool{}
+	return func(m *graph.Model) (*graph.Model, error) {
+		if done[m] {
+			return m, nil
+		}
+		t0 := time.Now()
+		defer func() { times.Everywhere += time.Since(t0) }()
+		upTo := []*graph.Model{m}
+		if i := slices.Index(chain, m); i >= 0 {
+			upTo = chain[:i+1]
+		}
+		out, err := s.checkEverywhere(w, cfg, rep, upTo, everywhere)
+		done[out] = true
+		return out, err
+	}
 }
 
 // checkEverywhere is verifiedEverywhere on chain, the models chosen in

@@ -240,7 +240,7 @@ func BenchmarkScaleNotSlower(b *testing.B) {
 		}
 		return func() {
 			defer pool.Close()
-			if _, _, err := s.ChooseNotSlower(io.Discard, path, out, Measurement{}, 0, 1); err != nil {
+			if _, _, err := s.ChooseNotSlower(io.Discard, path, out, Measurement{}, 0, 1, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
