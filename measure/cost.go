@@ -20,13 +20,25 @@ type CostOptions struct {
 	Base string
 	// Backend holds the base backend's settings.
 	Backend BackendOptions
-	// Measure controls per-op timing (default: 8 warm-ups, 32 runs, as
-	// TASO's cost model, without a garbage collection before each op:
-	// MeasureOptions.KeepGarbage).
+	// Measure controls per-op timing (default: 3 warm-ups, then 8 to 32 runs; see costMeasure).
 	Measure MeasureOptions
 	// CacheFile, if set, persists per-op times across processes (JSON).
 	CacheFile string
 }
+
+// costMeasure is how the cost model times an op configuration by
+// default (in each of its sessions, see Measured): 3 warm-ups, then 8
+// runs, continued in blocks of 8 up to 32 while their spread (MAD over
+// median) stays above 5%, within 2 s, and no garbage collection before
+// each op (MeasureOptions.KeepGarbage). TASO's cost model takes 8
+// warm-ups and 32 runs. Four rounds of timing every op of ViT-B/16 and
+// of the corpus encoder at one thread, alternating with that setting, took
+// 2.1 s and 1.4 s a round against 4.3 s and 2.0 s; an op's time moved as
+// much from round to round in both (a median of 6-7% and 6-10% weighted
+// by op time, the model's sum by up to 11% and 4%): the machine's drift
+// between rounds, not the number of runs (docs/perf.md, "The cost model's
+// runs").
+var costMeasure = MeasureOptions{Warmup: 3, Runs: 8, MaxRuns: 32, MaxTime: 2 * time.Second, KeepGarbage: true}
 
 // CostModel estimates a model's latency as the sum of its operators'
 // times, each operator configuration (op, attributes, input types and
@@ -68,7 +80,7 @@ func NewCostModel(opts CostOptions) (*CostModel, error) {
 	}
 	mo := opts.Measure
 	if mo.Runs == 0 {
-		mo = MeasureOptions{Warmup: 8, Runs: 32, MaxRuns: 32, MaxTime: 2 * time.Second, KeepGarbage: true}
+		mo = costMeasure
 	}
 	cm := &CostModel{base: be, measure: mo, file: opts.CacheFile, times: make(map[string]time.Duration)}
 	if cm.file != "" {
