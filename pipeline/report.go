@@ -148,7 +148,9 @@ type DecisionReport struct {
 	Choice string `json:"choice"`
 	Reason string `json:"reason"`
 	// Timing compares the original with the written model. When the
-	// original is written, After is Before and the speedup 1.
+	// original is written, After is Before and the speedup 1; both are 0
+	// when nothing was timed (a result that is the original's graph, or no
+	// model but the original verifying at every shape).
 	Timing
 	// Sweep has the comparison of the original with the model chosen at
 	// the tuning shape at every other swept shape (none when the model
