@@ -78,7 +78,7 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 			t.passes = append(t.passes, p)
 		}
 	}
-	bases := []trialBase{{"the search's result", out.Graph, ""}, {"the folded model", s.Model.Graph, "; the search's rewrites are not in it"}}
+	bases := []trialBase{{"the search's result", out.Graph, "", true}, {"the folded model", s.Model.Graph, "; the search's rewrites are not in it", false}}
 	if s.Model.Graph.CanonicalHash() == out.Graph.CanonicalHash() {
 		bases = bases[:1]
 	}
@@ -192,6 +192,9 @@ type trialBase struct {
 	label string
 	g     *graph.Graph
 	note  string
+	// searched marks the search's result: the passes on it are the
+	// trial that gets PassTrialMaxTime (see capOf).
+	searched bool
 }
 
 // passCandidate is a measured pass's result, verified at the tuning
@@ -320,7 +323,7 @@ func (t *passTrials) probe(m *graph.Model) (time.Duration, error) {
 func (t *passTrials) one(c *passCandidate) error {
 	fmt.Fprintf(t.w, "measured passes: timing %s against the model chosen so far\n", c.what)
 	pm := passTrialMeasurement(t.m)
-	pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(t.latency))
+	pm.Measure.MaxTime = min(pm.Measure.MaxTime, t.capOf(c))
 	cmp, err := t.s.compareOnBench(t.chosen(), c.model, pm, t.seed)
 	if err != nil {
 		return fmt.Errorf("measured passes, %s: %w", c.what, err)
@@ -374,8 +377,7 @@ func leansFaster(cmp measure.Comparison) bool {
 
 // joint times cands together against the model chosen so far
 // (measure.CompareMany), each with the cap a trial of its own would have
-// (the first PassTrialMaxTime, the others trialMaxTime of the latency
-// probed), and keeps the fastest of those measurably faster; one shown
+// (capOf), and keeps the fastest of those measurably faster; one shown
 // slower than another shown faster is timed no further
 // (measure.MeasureOptions.StopDominated).
 func (t *passTrials) joint(cands []*passCandidate) error {
@@ -403,9 +405,7 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 		}
 		bs = append(bs, b)
 		pm := passTrialMeasurement(t.m)
-		if i > 0 {
-			pm.Measure.MaxTime = min(pm.Measure.MaxTime, trialMaxTime(t.probed))
-		}
+		pm.Measure.MaxTime = min(pm.Measure.MaxTime, t.capOf(c))
 		// Only the fastest of those shown faster is kept: one shown
 		// slower than another that is shown faster stops.
 		pm.Measure.StopDominated = true
@@ -497,9 +497,9 @@ const PassTrialMargin = 0.02
 // transformers.
 const PassTrialMaxTime = 5 * time.Second
 
-// LaterTrialMaxTime caps the timing of every trial after the first (the
-// folded base's and the layout passes'), which mostly confirm the model
-// chosen by then: on the corpus encoder the folded model with the passes
+// LaterTrialMaxTime caps the timing of every trial but the search's
+// result's (the folded base's and the layout passes'; capOf), which
+// mostly confirm the model chosen by then: on the corpus encoder the folded model with the passes
 // measured within 1% of it (0.98-1.04) and rows-2d on top of the fusions
 // 0.99-1.01, each running to its cap every time, where a gain worth
 // keeping shows in less: rows-2d's 5% on the GPT-2 style decoder, the
@@ -515,6 +515,24 @@ const LaterTrialMaxTime = 1200 * time.Millisecond
 // laterTrialPairs is the least number of pairs of runs LaterTrialMaxTime
 // leaves a trial.
 const laterTrialPairs = 40
+
+// capOf returns the time cap of c's trial: PassTrialMaxTime for the
+// passes on the search's result, and for the others (the folded base's,
+// the layout passes'), which mostly confirm the model chosen,
+// trialMaxTime of the latency known of the model chosen so far
+// (LaterTrialMaxTime when none is). The folded base's trial had the first
+// trial's cap whenever the passes changed nothing on the search's result
+// (its rollout had made the fusions itself): on the corpus encoder it
+// then ran to 5 s, within 1% of the model chosen, in most runs.
+func (t *passTrials) capOf(c *passCandidate) time.Duration {
+	if c.base.searched {
+		return PassTrialMaxTime
+	}
+	if lat := cmp.Or(t.latency, t.probed); lat > 0 {
+		return trialMaxTime(lat)
+	}
+	return LaterTrialMaxTime
+}
 
 // trialMaxTime returns the cap of a measured pass's trial: PassTrialMaxTime
 // for the first (latency 0: nothing timed yet), else LaterTrialMaxTime or

@@ -182,6 +182,35 @@ func TestTrialMaxTime(t *testing.T) {
 	}
 }
 
+// TestTrialCaps: the passes on the search's result get the first
+// trial's cap, whatever is known; every other trial (the folded base's,
+// the layout passes') gets a later trial's, for the latency of the model
+// chosen so far, or of out's probe before any trial is timed, and 1.2 s
+// when neither is known, also when it is the first timed.
+func TestTrialCaps(t *testing.T) {
+	ms := time.Millisecond
+	searched := &passCandidate{base: trialBase{searched: true}}
+	folded := &passCandidate{base: trialBase{label: "the folded model"}}
+	for _, tc := range []struct {
+		c               *passCandidate
+		latency, probed time.Duration
+		want            time.Duration
+	}{
+		{searched, 0, 0, PassTrialMaxTime},
+		{searched, 6 * ms, 6 * ms, PassTrialMaxTime},
+		{folded, 0, 0, LaterTrialMaxTime},
+		{folded, 0, 6 * ms, LaterTrialMaxTime},
+		{folded, 0, 40 * ms, 3200 * ms},
+		{folded, 40 * ms, 6 * ms, 3200 * ms},
+		{folded, 0, 90 * ms, PassTrialMaxTime},
+	} {
+		tr := &passTrials{latency: tc.latency, probed: tc.probed}
+		if got := tr.capOf(tc.c); got != tc.want {
+			t.Errorf("searched %v, latency %v, probed %v: cap %v, want %v", tc.c.base.searched, tc.latency, tc.probed, got, tc.want)
+		}
+	}
+}
+
 // TestRetryLayouts: the layout passes are tried again on the model the
 // other trials chose only when they were not timed with those trials, or
 // changed nothing on the model those trials started from.
