@@ -83,8 +83,7 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 		if optimised == s.Orig {
 			// Nothing but the original verified at every shape.
 			d := measure.Decision{Choice: measure.ChooseOriginal, Reason: "no other model verifies at every shape"}
-			fmt.Fprintf(w, "writing the original model: %s\n", d.Reason)
-			fmt.Fprintln(w, "speedup of the written model: 1x (the original)")
+			printWritten(w, d)
 			return s.Orig, d, nil
 		}
 		if folded == nil && !hasBodies(optimised.Graph) && optimised.Graph.CanonicalHash() == origHash {
@@ -95,8 +94,7 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 			// one run. (The digest does not see rewritten control-flow
 			// bodies: a graph with bodies is timed.)
 			d := measure.Decision{Choice: measure.ChooseOriginal, Reason: "the optimised graph is the original's: not timed"}
-			fmt.Fprintf(w, "writing the original model: %s\n", d.Reason)
-			fmt.Fprintln(w, "speedup of the written model: 1x (the original)")
+			printWritten(w, d)
 			return s.Orig, d, s.inputsAnyway(w, optimised, tol)
 		}
 		same := s.Model.Graph.CanonicalHash() == optimised.Graph.CanonicalHash()
@@ -142,14 +140,7 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 				continue
 			}
 		}
-		fmt.Fprintf(w, "writing the %s model: %s\n", d.Choice, d.Reason)
-		if c := d.Written(); c != nil {
-			lo, hi := c.SpeedupCI()
-			fmt.Fprintf(w, "speedup of the written model: %.3fx (99%% CI %.3f-%.3f; medians %v -> %v)\n",
-				c.Speedup(), lo, hi, c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond))
-		} else {
-			fmt.Fprintln(w, "speedup of the written model: 1x (the original)")
-		}
+		printWritten(w, d)
 		if chosen == s.Orig {
 			return s.Orig, d, s.inputsAnyway(w, optimised, tol)
 		}
@@ -162,6 +153,19 @@ func (s *Start) ChooseNotSlower(w io.Writer, src string, optimised *graph.Model,
 			return s.Orig, d, nil
 		}
 		return chosen, d, nil
+	}
+}
+
+// printWritten prints the decision d: the model written and why, and its
+// speedup with the medians it is made of (1x for the original).
+func printWritten(w io.Writer, d measure.Decision) {
+	fmt.Fprintf(w, "writing the %s model: %s\n", d.Choice, d.Reason)
+	if c := d.Written(); c != nil {
+		lo, hi := c.SpeedupCI()
+		fmt.Fprintf(w, "speedup of the written model: %.3fx (99%% CI %.3f-%.3f; medians %v -> %v)\n",
+			c.Speedup(), lo, hi, c.A.Median.Round(time.Microsecond), c.B.Median.Round(time.Microsecond))
+	} else {
+		fmt.Fprintln(w, "speedup of the written model: 1x (the original)")
 	}
 }
 
