@@ -155,7 +155,7 @@ func TestCommandsWork(t *testing.T) {
 		{"rules show", []string{"rules", "show", "conv-bn-fold"}, []string{"BatchNormalization", "matching plan"}},
 		{"rules verify", []string{"rules", "verify", "conv-bn-fold", "identity-elim"}, []string{"2 rules verified, 0 failed"}},
 		{"models list", []string{"models", "list"}, []string{"bert", "resnext50", "squeezenet"}},
-		{"optimize", []string{"optimize", f("mlp.onnx"), "-o", filepath.Join(t.TempDir(), "opt.onnx"), "--runtime", "go", "--budget", "3", "--runs", "3"},
+		{"optimize", []string{"optimize", f("mlp_folds.onnx"), "-o", filepath.Join(t.TempDir(), "opt.onnx"), "--runtime", "go", "--budget", "3", "--runs", "3"},
 			[]string{"verified on go", "stop reason", "go latency", "latency (measured, interleaved)", "writing the ", "wrote"}},
 		{"env rollout", []string{"env", "rollout", f("mlp.onnx"), "--episodes", "2", "--runtime", "go", "--runs", "3"}, []string{"mean return", "random agent"}},
 		{"models export", []string{"models", "export", "squeezenet", "-o", filepath.Join(t.TempDir(), "sq.onnx")}, []string{"wrote", "squeezenet"}},

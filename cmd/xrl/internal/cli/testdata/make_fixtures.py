@@ -65,3 +65,15 @@ save("opaque.onnx", helper.make_graph(
      helper.make_node("LpNormalization", ["r"], ["y"], name="soft")],
     "opaque", [vi("x", TP.FLOAT, [2, 4])], [vi("y", TP.FLOAT, [2, 4])],
     value_info=[vi("r", TP.FLOAT, [2, 4])]))
+
+# The small MLP with its weight stored transposed and a Transpose of it in
+# the graph: folding changes it, so optimize always times its result
+# against the original (a result that is the original's graph is not
+# timed).
+save("mlp_folds.onnx", helper.make_graph(
+    [helper.make_node("Transpose", ["Wt"], ["W"], name="wt", perm=[1, 0]),
+     helper.make_node("MatMul", ["x", "W"], ["h"], name="mm"),
+     helper.make_node("Add", ["h", "B"], ["h2"], name="add"),
+     helper.make_node("Relu", ["h2"], ["y"], name="relu")],
+    "mlp_folds", [vi("x", TP.FLOAT, ["batch", 16])], [vi("y", TP.FLOAT, ["batch", 8])],
+    [w("Wt", 8, 16), w("B", 8)]))
