@@ -184,6 +184,7 @@ func Compare(a, b Session, inA, inB map[string]*graph.Tensor, opts MeasureOption
 // first look waits until every pair has had its turn. as and bs must be
 // of one length, at least 1.
 func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts MeasureOptions) (Comparison, error) {
+	defer onOneThread()()
 	if len(as) == 0 || len(as) != len(bs) {
 		return Comparison{}, fmt.Errorf("comparing %d sessions of A with %d of B: want one or more of each, as many", len(as), len(bs))
 	}

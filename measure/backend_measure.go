@@ -276,6 +276,7 @@ func quantile[T ~int64 | ~float64](sorted []T, q float64) T {
 // five blocks, is under MaxSpread, or MaxRuns (once MinTime has passed) or
 // MaxTime is reached. progress, if non-nil, is called after each timed run.
 func Measure(s Session, inputs map[string]*graph.Tensor, opts MeasureOptions, progress func(done int)) (Stats, error) {
+	defer onOneThread()()
 	opts = opts.withDefaults()
 	for i := 0; i < opts.Warmup; i++ {
 		if err := runForTiming(s, inputs); err != nil {

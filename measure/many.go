@@ -37,6 +37,7 @@ import (
 // Each interval has the error rate of Compare's; together the k intervals
 // hold their true ratios with probability at least 1-k/100.
 func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []MeasureOptions) ([]Comparison, error) {
+	defer onOneThread()()
 	if len(bs) == 0 || len(opts) != len(bs) {
 		return nil, fmt.Errorf("comparing against %d sessions with %d options: want one or more, one option set each", len(bs), len(opts))
 	}

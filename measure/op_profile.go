@@ -19,6 +19,7 @@ type BytesProfiler interface {
 // runs (see Profiler). It is an error when be has no per-node profiler
 // (only ONNX Runtime has one).
 func ProfileOn(be Backend, m *graph.Model, warmup, runs int) (*Profile, error) {
+	defer onOneThread()()
 	p, ok := be.(Profiler)
 	if !ok {
 		return nil, fmt.Errorf("the %s backend has no per-node profiler (ONNX Runtime has one)", be.Name())
@@ -30,6 +31,7 @@ func ProfileOn(be Backend, m *graph.Model, warmup, runs int) (*Profile, error) {
 // is a BytesProfiler and there is one (a file the backend refuses as
 // given is profiled as the model read from it), else its model.
 func (o ModelFile) Profile(be Backend, warmup, runs int) (*Profile, error) {
+	defer onOneThread()()
 	if bp, ok := be.(BytesProfiler); ok && o.File != nil {
 		if p, err := bp.ProfileONNX(o.File, o.Model, warmup, runs); err == nil {
 			return p, nil

@@ -115,6 +115,7 @@ func SessionPairs(be Backend, a, b ModelFile, inA map[string]*graph.Tensor) (as,
 // d, which decides the median, or when the first two timed runs both
 // take farOver times d: a model of 690 ms is run 4 times, not 11.
 func runsUnder(s Session, in map[string]*graph.Tensor, d time.Duration) (bool, error) {
+	defer onOneThread()()
 	under, over, far := 0, 0, 0
 	for i := 0; under < 5 && over < 5; i++ {
 		t0 := now()
@@ -163,6 +164,7 @@ func ProbeLatency(be Backend, m ModelFile, in map[string]*graph.Tensor) (time.Du
 		return 0, err
 	}
 	defer s.Close()
+	defer onOneThread()()
 	var runs []time.Duration
 	for i := range probeRuns + 2 {
 		t0 := now()
