@@ -68,7 +68,8 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 	if err != nil {
 		return nil, nil, fmt.Errorf("measured passes: %w", err)
 	}
-	t := &passTrials{s: s, w: w, m: m, tol: tol, seed: seed, chain: []*graph.Model{out}, tried: map[graph.Hash]bool{}}
+	t := &passTrials{s: s, w: w, m: m, tol: tol, seed: seed, chain: []*graph.Model{out}, tried: map[graph.Hash]bool{}, compareMany: measure.CompareMany}
+	t.compare = func(a, b *graph.Model, m Measurement) (measure.Comparison, error) { return s.compareOnBench(a, b, m, seed) }
 	for _, p := range named {
 		switch {
 		case len(allowed) > 0 && !slices.Contains(allowed, p.Name):
@@ -225,6 +226,10 @@ type passTrials struct {
 	// latency is the model chosen so far's, as the last trial timed it
 	// (0 before the first); probed is a first reading of out's.
 	latency, probed time.Duration
+	// compare times a trial on its own (Start.compareOnBench),
+	// compareMany trials together (measure.CompareMany); tests set others.
+	compare     func(a, b *graph.Model, m Measurement) (measure.Comparison, error)
+	compareMany func(a measure.Session, bs []measure.Session, in map[string]*graph.Tensor, opts []measure.MeasureOptions) ([]measure.Comparison, error)
 }
 
 // chosen returns the model chosen so far.
@@ -319,22 +324,78 @@ func (t *passTrials) probe(m *graph.Model) (time.Duration, error) {
 }
 
 // one times c against the model chosen so far, which c replaces when it
-// is measurably faster.
+// is measurably faster (or leans so, see keeps); a trial undecided at a
+// later trial's cap but leaning faster is timed again (timedAgain).
 func (t *passTrials) one(c *passCandidate) error {
 	fmt.Fprintf(t.w, "measured passes: timing %s against the model chosen so far\n", c.what)
-	pm := passTrialMeasurement(t.m)
-	pm.Measure.MaxTime = min(pm.Measure.MaxTime, t.capOf(c))
-	cmp, err := t.s.compareOnBench(t.chosen(), c.model, pm, t.seed)
+	capped := t.capOf(c)
+	cmp, err := t.timeAgainst(c, capped)
 	if err != nil {
-		return fmt.Errorf("measured passes, %s: %w", c.what, err)
+		return err
+	}
+	if !t.keeps(c, cmp) && timedAgain(cmp, capped) {
+		return t.again(c, cmp, capped)
+	}
+	t.settle(c, cmp)
+	return nil
+}
+
+// timeAgainst times c against the model chosen so far, the trial capped
+// at capped, and notes the chosen model's latency.
+func (t *passTrials) timeAgainst(c *passCandidate, capped time.Duration) (measure.Comparison, error) {
+	pm := passTrialMeasurement(t.m)
+	pm.Measure.MaxTime = min(pm.Measure.MaxTime, capped)
+	cmp, err := t.compare(t.chosen(), c.model, pm)
+	if err != nil {
+		return cmp, fmt.Errorf("measured passes, %s: %w", c.what, err)
 	}
 	t.latency = cmp.A.Median
+	return cmp, nil
+}
+
+// settle keeps c when its timing cmp does and its steps check in
+// float64, and records the trial.
+func (t *passTrials) settle(c *passCandidate, cmp measure.Comparison) {
 	var failed error
 	keep := t.keeps(c, cmp)
 	if keep {
 		failed = checkSteps(c.steps, measuredPassCheck(t.s, t.seed))
 	}
 	t.record(c, cmp, keep && failed == nil, "", failed)
+}
+
+// PassTrialExtendLean is the least gain at the medians with which a trial
+// that ended undecided at a later trial's cap is timed again, for up to
+// PassTrialMaxTime (timedAgain).
+const PassTrialExtendLean = 0.03
+
+// timedAgain reports whether a trial whose timing cmp, capped at capped,
+// keeps nothing is timed again with PassTrialMaxTime: when it ran to a
+// cap shorter than that, undecided (not stopped as futile, as gaining too
+// little or as dominated), with its median ratio PassTrialExtendLean or
+// more below 1. On the corpus's torch decoder the folded model with the
+// fusions read 0.915 and 0.903 (99% CIs 0.852-1.027 and 0.782-1.028) at
+// the later trials' 1.2 s cap in two of three runs, was left out, and the
+// original was written, where the third run kept it and wrote a model
+// 1.15x faster.
+func timedAgain(cmp measure.Comparison, capped time.Duration) bool {
+	return capped < PassTrialMaxTime && cmp.Verdict == measure.Undecided && !cmp.Futile && !cmp.SmallGain && !cmp.Dominated &&
+		cmp.Ratio <= 1-PassTrialExtendLean
+}
+
+// again records c's first timing cmp, which ended undecided at capped
+// leaning faster (timedAgain), then times c again against the model chosen
+// so far with PassTrialMaxTime, and settles the trial on that timing
+// alone.
+func (t *passTrials) again(c *passCandidate, cmp measure.Comparison, capped time.Duration) error {
+	timing := newTiming(cmp)
+	fmt.Fprintf(t.w, "measured passes: %s leans faster at its %v cap (%s): timed again, for up to %v\n", c.what, capped, ratioLine(cmp), PassTrialMaxTime)
+	t.trials = append(t.trials, PassTrial{Base: c.base.label, Passes: c.applied, Timing: &timing, Outcome: "undecided at its cap, leaning faster: timed again"})
+	cmp, err := t.timeAgainst(c, PassTrialMaxTime)
+	if err != nil {
+		return err
+	}
+	t.settle(c, cmp)
 	return nil
 }
 
@@ -379,7 +440,9 @@ func leansFaster(cmp measure.Comparison) bool {
 // (measure.CompareMany), each with the cap a trial of its own would have
 // (capOf), and keeps the fastest of those measurably faster; one shown
 // slower than another shown faster is timed no further
-// (measure.MeasureOptions.StopDominated).
+// (measure.MeasureOptions.StopDominated). When none is kept, the one
+// leaning furthest faster at a cap shorter than PassTrialMaxTime is timed
+// again on its own (timedAgain).
 func (t *passTrials) joint(cands []*passCandidate) error {
 	be, in, err := t.s.bench(t.m, t.seed)
 	if err != nil {
@@ -411,7 +474,7 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 		pm.Measure.StopDominated = true
 		opts[i] = pm.Measure
 	}
-	cmps, err := measure.CompareMany(a, bs, in, opts)
+	cmps, err := t.compareMany(a, bs, in, opts)
 	if err != nil {
 		return fmt.Errorf("measured passes, timing %s: %w", strings.Join(whats, "; "), err)
 	}
@@ -438,13 +501,26 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 			break
 		}
 	}
+	// With none kept, the one leaning furthest faster at a later
+	// trial's cap is timed again (timedAgain).
+	again := -1
+	for i, c := range cmps {
+		if best < 0 && timedAgain(c, opts[i].MaxTime) && (again < 0 || c.Ratio < cmps[again].Ratio) {
+			again = i
+		}
+	}
 	t.latency = cmps[0].A.Median
 	for i, c := range cands {
 		why := ""
 		if best >= 0 && i != best && slices.Contains(faster, i) && failed[i] == nil {
 			why = fmt.Sprintf("%s was faster still", cands[best].what)
 		}
-		t.record(c, cmps[i], i == best, why, failed[i])
+		if i != again {
+			t.record(c, cmps[i], i == best, why, failed[i])
+		}
+	}
+	if again >= 0 {
+		return t.again(cands[again], cmps[again], opts[again].MaxTime)
 	}
 	return nil
 }
@@ -456,7 +532,7 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 func (t *passTrials) record(c *passCandidate, cmp measure.Comparison, kept bool, why string, failed error) {
 	timing := newTiming(cmp)
 	trial := PassTrial{Base: c.base.label, Passes: c.applied, Timing: &timing}
-	line := fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", cmp.A.Median.Round(time.Microsecond), cmp.B.Median.Round(time.Microsecond), cmp.Ratio, cmp.RatioLo, cmp.RatioHi)
+	line := ratioLine(cmp)
 	how := "measurably faster"
 	if cmp.RatioHi >= 1 {
 		how = fmt.Sprintf("faster at the medians by %.0f%% or more, not shown slower by %.0f%%", 100*PassTrialLean, 100*PassTrialMargin)
@@ -480,6 +556,11 @@ func (t *passTrials) record(c *passCandidate, cmp measure.Comparison, kept bool,
 		trial.Outcome = "not measurably faster"
 	}
 	t.trials = append(t.trials, trial)
+}
+
+// ratioLine formats a trial's timing for its progress line.
+func ratioLine(cmp measure.Comparison) string {
+	return fmt.Sprintf("%v -> %v, after/before %.3f, 99%% CI %.3f-%.3f", cmp.A.Median.Round(time.Microsecond), cmp.B.Median.Round(time.Microsecond), cmp.Ratio, cmp.RatioLo, cmp.RatioHi)
 }
 
 // PassTrialMargin is the equivalence margin of a measured pass's timing:

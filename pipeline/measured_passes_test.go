@@ -251,3 +251,102 @@ func TestRetryLayouts(t *testing.T) {
 		}
 	}
 }
+
+// TestTimedAgain: a trial undecided at a cap shorter than
+// PassTrialMaxTime, leaning PassTrialExtendLean or more faster, is timed
+// again; one stopped for another reason, leaning less, or at the longer
+// cap is not.
+func TestTimedAgain(t *testing.T) {
+	leaning := measure.Comparison{Verdict: measure.Undecided, Ratio: 0.92, RatioLo: 0.85, RatioHi: 1.03}
+	with := func(f func(*measure.Comparison)) measure.Comparison { c := leaning; f(&c); return c }
+	for _, tc := range []struct {
+		name   string
+		cmp    measure.Comparison
+		capped time.Duration
+		want   bool
+	}{
+		{"leaning at the later cap", leaning, LaterTrialMaxTime, true},
+		{"leaning at the first trial's cap", leaning, PassTrialMaxTime, false},
+		{"leaning too little", with(func(c *measure.Comparison) { c.Ratio = 0.975 }), LaterTrialMaxTime, false},
+		{"futile", with(func(c *measure.Comparison) { c.Futile = true }), LaterTrialMaxTime, false},
+		{"small gain", with(func(c *measure.Comparison) { c.SmallGain = true }), LaterTrialMaxTime, false},
+		{"dominated", with(func(c *measure.Comparison) { c.Dominated = true }), LaterTrialMaxTime, false},
+		{"decided", with(func(c *measure.Comparison) { c.Verdict = measure.Faster; c.RatioHi = 0.99 }), LaterTrialMaxTime, false},
+	} {
+		if got := timedAgain(tc.cmp, tc.capped); got != tc.want {
+			t.Errorf("%s: timedAgain = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestTrialsTimedAgain: a later trial left undecided at its cap while
+// leaning faster is timed again with PassTrialMaxTime, on its own and
+// after trials timed together, and kept on that second timing alone;
+// both timings are in the report.
+func TestTrialsTimedAgain(t *testing.T) {
+	ms := time.Millisecond
+	undecided := measure.Comparison{A: measure.Stats{Median: 4 * ms}, B: measure.Stats{Median: 3680 * time.Microsecond}, Verdict: measure.Undecided, Ratio: 0.92, RatioLo: 0.85, RatioHi: 1.03}
+	faster := measure.Comparison{A: measure.Stats{Median: 4 * ms}, B: measure.Stats{Median: 3600 * time.Microsecond}, Verdict: measure.Faster, Ratio: 0.9, RatioLo: 0.86, RatioHi: 0.95}
+	even := measure.Comparison{A: measure.Stats{Median: 4 * ms}, B: measure.Stats{Median: 4 * ms}, Verdict: measure.Undecided, Ratio: 1, RatioLo: 0.95, RatioHi: 1.05}
+	for _, tc := range []struct {
+		name  string
+		joint bool
+		// second is the second timing: the trial is kept only when it
+		// shows the model faster.
+		second   measure.Comparison
+		wantKept bool
+	}{
+		{"on its own, faster the second time", false, faster, true},
+		{"on its own, even the second time", false, even, false},
+		{"together, faster the second time", true, faster, true},
+		{"together, even the second time", true, even, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, frozen := pacedStart(t, 4*ms, 4*ms)
+			out := s.Model
+			var log bytes.Buffer
+			tr := &passTrials{s: s, w: &log, chain: []*graph.Model{out}, tried: map[graph.Hash]bool{}, latency: 4 * ms}
+			var caps []time.Duration
+			tr.compare = func(a, b *graph.Model, m Measurement) (measure.Comparison, error) {
+				caps = append(caps, m.Measure.MaxTime)
+				if len(caps) == 1 {
+					return undecided, nil
+				}
+				return tc.second, nil
+			}
+			tr.compareMany = func(_ measure.Session, bs []measure.Session, _ map[string]*graph.Tensor, opts []measure.MeasureOptions) ([]measure.Comparison, error) {
+				caps = append(caps, opts[1].MaxTime)
+				return []measure.Comparison{even, undecided}, nil
+			}
+			folded := &passCandidate{base: trialBase{label: "the folded model"}, applied: []string{"fuse"}, what: "the folded model with fuse", model: frozen}
+			var err error
+			if tc.joint {
+				other := &passCandidate{base: trialBase{label: "the search's result", searched: true}, applied: []string{"fuse"}, what: "the search's result with fuse", model: frozen}
+				err = tr.joint([]*passCandidate{other, folded})
+			} else {
+				err = tr.one(folded)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(caps, []time.Duration{LaterTrialMaxTime, PassTrialMaxTime}) {
+				t.Errorf("timed with caps %v, want %v then %v\n%s", caps, LaterTrialMaxTime, PassTrialMaxTime, log.String())
+			}
+			var again, kept int
+			for _, trial := range tr.trials {
+				if trial.Base == "the folded model" && trial.Outcome == "undecided at its cap, leaning faster: timed again" {
+					again++
+				}
+				if trial.Kept {
+					kept++
+				}
+			}
+			if again != 1 || (kept == 1) != tc.wantKept || kept > 1 || (tr.chosen() == frozen) != tc.wantKept {
+				t.Errorf("%d trials timed again, %d kept (%+v); want 1 timed again, kept %v\n%s", again, kept, tr.trials, tc.wantKept, log.String())
+			}
+			if !strings.Contains(log.String(), "leans faster at its 1.2s cap") {
+				t.Errorf("the second timing is not announced\n%s", log.String())
+			}
+		})
+	}
+}
