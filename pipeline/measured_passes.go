@@ -457,9 +457,14 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 	if err != nil {
 		return fmt.Errorf("measured passes: loading the model chosen so far: %w", err)
 	}
-	defer a.Close()
 	var bs []measure.Session
-	defer func() { measure.CloseAll(bs) }()
+	// The sessions go back to the run's pool before a trial is timed
+	// again, which then reuses them instead of loading two more.
+	release := sync.OnceFunc(func() {
+		a.Close()
+		measure.CloseAll(bs)
+	})
+	defer release()
 	opts := make([]measure.MeasureOptions, len(cands))
 	for i, c := range cands {
 		b, err := be.Load(c.model)
@@ -520,6 +525,7 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 		}
 	}
 	if again >= 0 {
+		release()
 		return t.again(cands[again], cmps[again], opts[again].MaxTime)
 	}
 	return nil
