@@ -69,7 +69,9 @@ func (s *Start) MeasuredPasses(w io.Writer, out *graph.Model, names, allowed []s
 		return nil, nil, fmt.Errorf("measured passes: %w", err)
 	}
 	t := &passTrials{s: s, w: w, m: m, tol: tol, seed: seed, chain: []*graph.Model{out}, tried: map[graph.Hash]bool{}, compareMany: measure.CompareMany}
-	t.compare = func(a, b *graph.Model, m Measurement) (measure.Comparison, error) { return s.compareOnBench(a, b, m, seed) }
+	t.compare = func(a, b *graph.Model, m Measurement) (measure.Comparison, error) {
+		return s.compareOnBench(a, b, m, seed)
+	}
 	for _, p := range named {
 		switch {
 		case len(allowed) > 0 && !slices.Contains(allowed, p.Name):
@@ -510,7 +512,10 @@ func (t *passTrials) joint(cands []*passCandidate) error {
 	// trial's cap is timed again (timedAgain).
 	again := -1
 	for i, c := range cmps {
-		if best < 0 && timedAgain(c, opts[i].MaxTime) && (again < 0 || c.Ratio < cmps[again].Ratio) {
+		if best >= 0 {
+			break
+		}
+		if timedAgain(c, opts[i].MaxTime) && (again < 0 || c.Ratio < cmps[again].Ratio) {
 			again = i
 		}
 	}
