@@ -14,10 +14,9 @@ import (
 // sequential test of latency(B)/latency(A) (see the statistic described
 // in sequential.go).
 //
-// The runs alternate two by two, A A B B then B B A A (over several
-// session pairs, a block's runs of one model run in a row, see
-// pairTurnSpan); BlockRuns runs of each form a block, and Compare looks
-// at the data only at whole blocks. The figures a user sees are the
+// BlockRuns runs of one model run in a row, then as many of the other,
+// the first model alternating from block to block (see inRowFirstLook);
+// Compare looks at the data only at whole blocks. The figures a user sees are the
 // medians of all timed runs of each model (A.Median, B.Median); Ratio is
 // their ratio, so that a before/after pair printed beside the speedup
 // always agrees with it.
@@ -159,14 +158,16 @@ const minCompareBlocks = 12
 // of milliseconds, MaxTime is the working limit.
 const compareMaxBlocks = 1000
 
-// Compare times sessions a and b alternately (AABB then BBAA, so that a
-// slow drift of the machine affects both equally) and runs the sequential
+// Compare times sessions a and b alternately, a block of runs of one
+// then of the other, A first then B first (so that a slow drift of the
+// machine affects both equally; see inRowFirstLook), and runs the sequential
 // test described in sequential.go on the ratio of their median latencies.
 // After the warm-up (settling both sessions when opts.Settle is set; a
 // model whose runs take longer than a block's span warms up one unit,
 // then settles, and times in shorter blocks, see blockRunsFor), it
-// first looks at the data once opts.Runs runs of each, 12 blocks (or
-// fewer for a slow model, see enoughBlocks) and MinTime are behind it,
+// first looks at the data once opts.Runs runs of each, 24 blocks (12 of
+// short blocks, fewer for a slow model; see enoughBlocks and
+// enoughInRow) and MinTime are behind it,
 // and stops at the first look whose 99% interval lies below 1, above 1
 // or within ±opts.Precision of 1 (below 1 and, with opts.Resolution,
 // within ±Resolution of the ratio, or after ResolutionTime of timing);
@@ -207,23 +208,11 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		return second()
 	}
-	// One session pair times its models in AABB and BBAA units; several
-	// (a model under ShortLatency, see SessionPairs) run blocks in a row,
-	// and the bootstrap resamples those blocks (see pairTurnSpan).
-	inRow := len(as) > 1
-	// block times a block of BlockRuns runs of each model on session pair
-	// p: in units of bootstrapUnit runs of each, AABB then BBAA; or, inRow,
-	// all of one model's runs, then all of the other's (A first for order
-	// 0, B first for 1), run k of each paired.
+	// Every block runs one model's BlockRuns runs in a row, then the
+	// other's (see inRowFirstLook), and the bootstrap resamples those blocks.
+	// block times one on session pair p: A first for order 0, B first
+	// for 1, run k of each paired.
 	block := func(p, order int, ra, rb *timedRuns) error {
-		if !inRow {
-			for j := 0; j < opts.BlockRuns; j += bootstrapUnit {
-				if err := unit(p, j/bootstrapUnit%2, bootstrapUnit, ra, rb); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
 		first, second := func() error { return ra.runs(as[p], inA, opts.BlockRuns) }, func() error { return rb.runs(bs[p], inB, opts.BlockRuns) }
 		if order == 1 {
 			first, second = second, first
@@ -242,10 +231,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	}
 	opts.BlockRuns = k
 	turn := turnBlocks(len(as), k, warmRun)
-	lay := layout{unit: bootstrapUnit, pairs: 1, turn: 1}
-	if inRow {
-		lay = layout{unit: k, pairs: len(as), turn: turn}
-	}
+	lay := layout{unit: k, pairs: len(as), turn: turn}
 	// Every pair has its turn before the cap.
 	opts.MaxRuns = max(opts.MaxRuns, len(as)*turn*k)
 	sched := lookSchedule{capBlocks: max(minCompareBlocks, (opts.MaxRuns+k-1)/k)}
@@ -254,7 +240,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 	start := now()
 	for blk := 0; ; blk++ {
 		p := pairOf(blk, turn, len(as))
-		if inRow && blk%turn == 0 {
+		if len(as) > 1 && blk%turn == 0 {
 			// A pair's turn starts with an untimed block, in the other
 			// order than the first timed one, which then goes on with
 			// the model that ran last (see pairTurnSpan).
@@ -272,7 +258,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			c.Verdict, c.Futile, c.Elapsed = Undecided, true, elapsed
 			return c, nil
 		}
-		enough := enoughBlocks(blocks, elapsed)
+		enough := enoughBlocks(blocks, elapsed) && (len(as) > 1 || enoughInRow(blocks, k, elapsed))
 		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime && blocks >= len(as)*turn
 		final := opts.atCap(enough, n, elapsed)
 		if ready && sched.taken == 0 {

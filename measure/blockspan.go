@@ -50,3 +50,31 @@ func enoughBlocks(blocks int, elapsed time.Duration) bool {
 // batch 2, on the two more units, its sessions having just run in
 // verification or the comparison before.
 const slowWarmRun = blockSpan / 4
+
+// Every comparison, of one session pair too, times a block of one
+// model's runs in a row and then the other's, as the independent check
+// does, and not two runs at a time (AABB BBAA): a user calls one model
+// again and again, and each switch charges the model run next the
+// other's cache footprint. On HF BERT's written model (4-5 ms a run),
+// blocks of eight and of two, alternated every 0.3 s on the same
+// sessions, read 1.354-1.402x and 1.293-1.319x; blocks of four
+// 1.343-1.439x against eight's 1.367-1.444x. Two by two, xrl compare read
+// 1.24-1.35x where tools/speedcheck read 1.37-1.41x from one session
+// pair, and optimize printed 1.25x in four of five runs against the
+// check's 1.37x (docs/perf.md, "Blocks in a row for one session pair").
+//
+// inRowFirstLook is the least number of blocks before the first look of
+// a comparison of one session pair whose blocks hold more than one
+// bootstrapUnit of runs, unless slowFirstLook has passed. A block of
+// eight runs in a row is one resampling unit where the same runs, timed
+// two by two, were four: on a fake host with slow spells of one model,
+// identical models were told apart at 12 blocks in 10 of 200 sequential
+// tests and 5 of 200 two by two; at 24 blocks, in 4 of 200.
+const inRowFirstLook = 2 * minCompareBlocks
+
+// enoughInRow reports whether blocks complete blocks of k runs of each
+// model, timed in elapsed on one session pair, are enough for the first
+// look (see inRowFirstLook); enoughBlocks must hold too.
+func enoughInRow(blocks, k int, elapsed time.Duration) bool {
+	return k <= bootstrapUnit || blocks >= inRowFirstLook || elapsed >= slowFirstLook
+}

@@ -11,9 +11,9 @@ import (
 // Compare is a sequential test. Its statistic is the ratio of the median
 // latencies of B's and A's timed runs, interleaved: the latency a user
 // observes, after over before. The 99% interval of that ratio is a
-// percentile bootstrap that resamples whole units (AABB or BBAA: two pairs
-// of runs timed back to back, kept together so that what the machine did
-// to both models at that moment stays paired). Compare looks at the data
+// percentile bootstrap that resamples whole blocks (a block of runs of
+// each model, timed back to back, kept together so that what the machine
+// did to both models at that moment stays paired). Compare looks at the data
 // at most compareLooks times; each look's interval has error rate
 // compareAlpha/compareLooks (Bonferroni), so that all the intervals it
 // computes hold the true ratio together with probability at least 99%,
@@ -29,15 +29,18 @@ const (
 	// bootstrapTail is the number of resamples expected beyond each end
 	// of an interval; it sets the number of resamples of a look.
 	bootstrapTail = 10
-	// bootstrapUnit is the runs of each model in one unit, the least
-	// block: one session pair runs them in a row, AABB then BBAA. Runs
+	// bootstrapUnit is the runs of each model in the least block (a
+	// slow model's, see blockRunsFor) and in CompareMany's units, AABB
+	// then BBAA, which the warm-up's half units (AB) make whole. Runs
 	// alternated one by one (ABBA) put half of each model's runs straight
 	// after the other model's, its caches holding the other's weights,
 	// and the median moved with them: HF BERT's written model (9 ms a
 	// run), 1.35-1.38x timed in blocks of eight in a row by the
 	// independent check, read 1.30-1.33x run by run and 1.35-1.36x two by
 	// two (AABB BBAA), where a quarter of the runs follow a switch
-	// (docs/perf.md, "Two runs in a row").
+	// (docs/perf.md, "Two runs in a row"); two by two still read HF
+	// BERT's later written model 5% below eight in a row (see
+	// inRowFirstLook).
 	bootstrapUnit = 2
 )
 

@@ -586,9 +586,9 @@ func (s *orderSession) Run(map[string]*graph.Tensor) (map[string]*graph.Tensor, 
 
 func (s *orderSession) Close() error { return nil }
 
-// TestRunOrder: one session pair alternates its models run by run, in
-// ABBA units; several take turns, timing blocks of each model's runs in
-// a row, the first model alternating from block to block. The timed runs
+// TestRunOrder: every comparison times blocks of each model's runs in a
+// row, the first model alternating from block to block; several session
+// pairs take turns. The timed runs
 // start after the warm-up (one unit a pair) and, over several pairs, the
 // turn's untimed block, in the other order than the first timed one.
 func TestRunOrder(t *testing.T) {
@@ -596,7 +596,7 @@ func TestRunOrder(t *testing.T) {
 		pairs int
 		want  string
 	}{
-		{1, "AABBBBAA" + "AABBBBAA"},
+		{1, "AAAABBBB" + "BBBBAAAA"},
 		{2, "BBBBAAAA" + "AAAABBBB" + "BBBBAAAA"},
 	} {
 		clock := useFakeClock(t)

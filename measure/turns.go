@@ -32,11 +32,8 @@ import "time"
 //
 // The runs of a block in a row share what the machine did while that
 // model ran, so the bootstrap resamples blocks, within pairs. A single
-// pair (models of a millisecond and more) runs its models two by two in
-// AABB and BBAA units (bootstrapUnit), which the bootstrap takes as
-// independent: on a fake host with slow spells of one model, whole
-// blocks in a row were told apart 3.3% of the time against 1.25%, as
-// a first look's dozen blocks are too few to see a spell as one.
+// pair (models of a millisecond and more) times blocks in a row
+// too, and looks first after more of them (see inRowFirstLook).
 const pairTurnSpan = 32 * time.Millisecond
 
 // turnBlocks returns the blocks of a session pair's turn over pairs
