@@ -16,8 +16,9 @@ import (
 //
 // BlockRuns runs of one model run in a row, then as many of the other,
 // the first model alternating from block to block (see inRowFirstLook);
-// Compare looks at the data only at whole blocks. The figures a user sees are the
-// medians of all timed runs of each model (A.Median, B.Median); Ratio is
+// Compare looks at the data only at whole blocks. The figures a user
+// sees are the medians of all timed runs of each model (A.Median,
+// B.Median); Ratio is
 // their ratio, so that a before/after pair printed beside the speedup
 // always agrees with it.
 type Comparison struct {
@@ -160,14 +161,14 @@ const compareMaxBlocks = 1000
 
 // Compare times sessions a and b alternately, a block of runs of one
 // then of the other, A first then B first (so that a slow drift of the
-// machine affects both equally; see inRowFirstLook), and runs the sequential
-// test described in sequential.go on the ratio of their median latencies.
+// machine affects both equally; see inRowFirstLook), and runs the
+// sequential test described in sequential.go on the ratio of their median latencies.
 // After the warm-up (settling both sessions when opts.Settle is set; a
 // model whose runs take longer than a block's span warms up one unit,
 // then settles, and times in shorter blocks, see blockRunsFor), it
 // first looks at the data once opts.Runs runs of each, 24 blocks (12 of
-// short blocks, fewer for a slow model; see enoughBlocks and
-// enoughInRow) and MinTime are behind it,
+// short blocks or several session pairs, fewer for a slow model; see
+// firstLookBlocks and enoughBlocks) and MinTime are behind it,
 // and stops at the first look whose 99% interval lies below 1, above 1
 // or within ±opts.Precision of 1 (below 1 and, with opts.Resolution,
 // within ±Resolution of the ratio, or after ResolutionTime of timing);
@@ -195,8 +196,8 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		opts.MaxRuns = max(opts.MaxRuns, compareMaxBlocks*opts.BlockRuns)
 	}
 	// unit runs on session pair p, for j = 0, r runs of A then r of B,
-	// for j = 1 the other way round: r = 1 is half an ABBA unit (the
-	// warm-up's), r = 2 a whole AABB or BBAA unit (see bootstrapUnit).
+	// for j = 1 the other way round: the warm-up's half ABBA units (r =
+	// 1).
 	unit := func(p, j, r int, ra, rb *timedRuns) error {
 		a, b := as[p], bs[p]
 		first, second := func() error { return ra.runs(a, inA, r) }, func() error { return rb.runs(b, inB, r) }
@@ -208,10 +209,10 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 		}
 		return second()
 	}
-	// Every block runs one model's BlockRuns runs in a row, then the
-	// other's (see inRowFirstLook), and the bootstrap resamples those blocks.
-	// block times one on session pair p: A first for order 0, B first
-	// for 1, run k of each paired.
+	// block times a block on session pair p: one model's BlockRuns runs
+	// in a row, then the other's (A first for order 0, B first for 1; see
+	// inRowFirstLook), run k of each paired; the bootstrap resamples
+	// blocks.
 	block := func(p, order int, ra, rb *timedRuns) error {
 		first, second := func() error { return ra.runs(as[p], inA, opts.BlockRuns) }, func() error { return rb.runs(bs[p], inB, opts.BlockRuns) }
 		if order == 1 {
@@ -258,7 +259,7 @@ func ComparePairs(as, bs []Session, inA, inB map[string]*graph.Tensor, opts Meas
 			c.Verdict, c.Futile, c.Elapsed = Undecided, true, elapsed
 			return c, nil
 		}
-		enough := enoughBlocks(blocks, elapsed) && (len(as) > 1 || enoughInRow(blocks, k, elapsed))
+		enough := enoughBlocks(blocks, firstLookBlocks(len(as), k), elapsed)
 		ready := enough && n >= opts.Runs && elapsed >= opts.MinTime && blocks >= len(as)*turn
 		final := opts.atCap(enough, n, elapsed)
 		if ready && sched.taken == 0 {

@@ -37,10 +37,10 @@ func blockRunsFor(k int, run time.Duration) int {
 }
 
 // enoughBlocks reports whether blocks complete blocks, timed in elapsed,
-// are enough for Compare's first look: minCompareBlocks, or minSlowBlocks
-// once they took slowFirstLook.
-func enoughBlocks(blocks int, elapsed time.Duration) bool {
-	return blocks >= minCompareBlocks || blocks >= minSlowBlocks && elapsed >= slowFirstLook
+// are enough for Compare's first look: least (firstLookBlocks), or
+// minSlowBlocks once they took slowFirstLook.
+func enoughBlocks(blocks, least int, elapsed time.Duration) bool {
+	return blocks >= least || blocks >= minSlowBlocks && elapsed >= slowFirstLook
 }
 
 // slowWarmRun is the run time from which a comparison that settles warms
@@ -72,9 +72,14 @@ const slowWarmRun = blockSpan / 4
 // tests and 5 of 200 two by two; at 24 blocks, in 4 of 200.
 const inRowFirstLook = 2 * minCompareBlocks
 
-// enoughInRow reports whether blocks complete blocks of k runs of each
-// model, timed in elapsed on one session pair, are enough for the first
-// look (see inRowFirstLook); enoughBlocks must hold too.
-func enoughInRow(blocks, k int, elapsed time.Duration) bool {
-	return k <= bootstrapUnit || blocks >= inRowFirstLook || elapsed >= slowFirstLook
+// firstLookBlocks returns the least number of blocks of k runs of each
+// model before the first look over pairs session pairs: inRowFirstLook
+// for one pair whose blocks hold more than bootstrapUnit runs, else
+// minCompareBlocks (CompareMany's units, pairs 1 and k bootstrapUnit,
+// too).
+func firstLookBlocks(pairs, k int) int {
+	if pairs == 1 && k > bootstrapUnit {
+		return inRowFirstLook
+	}
+	return minCompareBlocks
 }

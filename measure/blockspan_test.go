@@ -42,8 +42,35 @@ func TestEnoughBlocks(t *testing.T) {
 		{8, 6 * time.Second, true},
 	}
 	for _, tc := range cases {
-		if got := enoughBlocks(tc.blocks, tc.elapsed); got != tc.want {
+		if got := enoughBlocks(tc.blocks, minCompareBlocks, tc.elapsed); got != tc.want {
 			t.Errorf("enoughBlocks(%d, %v) = %v, want %v", tc.blocks, tc.elapsed, got, tc.want)
+		}
+	}
+}
+
+func TestFirstLookBlocks(t *testing.T) {
+	cases := []struct {
+		pairs, k, want int
+	}{
+		{1, 8, inRowFirstLook},
+		{1, 4, inRowFirstLook},
+		{1, bootstrapUnit, minCompareBlocks},
+		{8, 8, minCompareBlocks},
+	}
+	for _, tc := range cases {
+		if got := firstLookBlocks(tc.pairs, tc.k); got != tc.want {
+			t.Errorf("firstLookBlocks(%d, %d) = %d, want %d", tc.pairs, tc.k, got, tc.want)
+		}
+	}
+	// A single pair's blocks of eight: 12 are not enough, 24 are, and so
+	// are 8 after slowFirstLook.
+	for _, tc := range []struct {
+		blocks  int
+		elapsed time.Duration
+		want    bool
+	}{{12, time.Second, false}, {23, 5 * time.Second, false}, {24, time.Second, true}, {8, slowFirstLook, true}} {
+		if got := enoughBlocks(tc.blocks, firstLookBlocks(1, 8), tc.elapsed); got != tc.want {
+			t.Errorf("one pair, blocks of 8: enoughBlocks(%d, %v) = %v, want %v", tc.blocks, tc.elapsed, got, tc.want)
 		}
 	}
 }

@@ -134,7 +134,7 @@ func CompareMany(a Session, bs []Session, in map[string]*graph.Tensor, opts []Me
 		if len(active) == 0 {
 			return out, nil
 		}
-		enough := enoughBlocks(blocks, elapsed)
+		enough := enoughBlocks(blocks, minCompareBlocks, elapsed)
 		ready := enough && n >= base.Runs && elapsed >= base.MinTime
 		final := shared.atCap(enough, n, elapsed)
 		if ready && sched.taken == 0 {

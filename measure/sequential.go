@@ -13,8 +13,8 @@ import (
 // observes, after over before. The 99% interval of that ratio is a
 // percentile bootstrap that resamples whole blocks (a block of runs of
 // each model, timed back to back, kept together so that what the machine
-// did to both models at that moment stays paired). Compare looks at the data
-// at most compareLooks times; each look's interval has error rate
+// did to both models at that moment stays paired). Compare looks at the
+// data at most compareLooks times; each look's interval has error rate
 // compareAlpha/compareLooks (Bonferroni), so that all the intervals it
 // computes hold the true ratio together with probability at least 99%,
 // wherever it stops. It stops at the first look whose interval lies

@@ -588,9 +588,9 @@ func (s *orderSession) Close() error { return nil }
 
 // TestRunOrder: every comparison times blocks of each model's runs in a
 // row, the first model alternating from block to block; several session
-// pairs take turns. The timed runs
-// start after the warm-up (one unit a pair) and, over several pairs, the
-// turn's untimed block, in the other order than the first timed one.
+// pairs take turns. The timed runs start after the warm-up (one unit a
+// pair) and, over several pairs, the turn's untimed block, in the other
+// order than the first timed one.
 func TestRunOrder(t *testing.T) {
 	for _, c := range []struct {
 		pairs int
